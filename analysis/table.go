@@ -1,0 +1,81 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Table is a rectangular table of text cells with a header row.
+type Table struct {
+	Header []string
+	Rows   [][]string
+	// Align gives one alignment per column: "l", "r" or "c"; missing entries
+	// mean left. Only markdown output uses it.
+	Align []string
+}
+
+// AddRow appends a row. It panics if the row length differs from the header's
+// (programmer misuse).
+func (t *Table) AddRow(cells []string) {
+	if len(cells) != len(t.Header) {
+		panic(fmt.Sprintf("analysis: row has %d cells, header has %d", len(cells), len(t.Header)))
+	}
+	t.Rows = append(t.Rows, cells)
+}
+
+// Markdown renders the table as a GitHub-flavoured markdown table. Pipes and
+// newlines inside cells are escaped so the table stays one row per line.
+func (t Table) Markdown() string {
+	var b strings.Builder
+	esc := strings.NewReplacer("|", `\|`, "\n", " ")
+	row := func(cells []string) {
+		b.WriteString("|")
+		for _, c := range cells {
+			b.WriteString(" ")
+			b.WriteString(esc.Replace(c))
+			b.WriteString(" |")
+		}
+		b.WriteString("\n")
+	}
+	row(t.Header)
+	b.WriteString("|")
+	for i := range t.Header {
+		a := ""
+		if i < len(t.Align) {
+			a = t.Align[i]
+		}
+		switch a {
+		case "r":
+			b.WriteString(" ---: |")
+		case "c":
+			b.WriteString(" :---: |")
+		default:
+			b.WriteString(" --- |")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range t.Rows {
+		row(r)
+	}
+	return b.String()
+}
+
+// Fmt formats a score for a table with the given number of decimals; NaN
+// (an undefined score, e.g. recall of a question without gold evidence)
+// renders as "n/a".
+func Fmt(x float64, decimals int) string {
+	if math.IsNaN(x) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.*f", decimals, x)
+}
+
+// Pct formats a share in [0,1] as a percentage with one decimal; NaN renders
+// as "n/a".
+func Pct(x float64) string {
+	if math.IsNaN(x) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f%%", 100*x)
+}

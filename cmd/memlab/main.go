@@ -1,0 +1,112 @@
+// Command memlab runs long-term-memory experiments written as notebooks.
+//
+// Usage:
+//
+//	memlab run [-o DIR] [-p name=value]... NOTEBOOK.go
+//	memlab datasets validate [-strict] [-max N] PATH
+//	memlab datasets stats PATH
+//	memlab version
+//
+// run executes a notebook (Go source with jupytext "percent" cell markers,
+// `// %%`) cell by cell in the memlab interpreter, echoing each cell's output,
+// and writes NOTEBOOK.ipynb (nbformat 4, with outputs) and NOTEBOOK.md (a
+// markdown report) next to the notebook or under -o DIR. -p overrides a
+// variable assigned in the cell marked `// %% [parameters]`; a name that is
+// not assigned there is an error. A cell error stops the run (later cells are
+// not executed), the outputs are still written, and memlab exits 1.
+//
+// datasets validate loads a dataset (a CloneMem persona file or directory, a
+// KnowMe-Bench dataset directory; the format is detected) and prints its
+// counts and validation report: every defect with its file and JSON path.
+// It exits 0 when the dataset loads, even with defects, unless -strict is
+// given; it exits 1 when the dataset cannot be loaded. datasets stats prints
+// counts by task, type, dimension and medium, the time span and a token
+// estimate. PATH "sample" names the bundled sample.
+//
+// Errors are printed once, as "memlab <command>: <error>". Usage errors exit 2.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// usageError marks an error in the command line itself (exit status 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+const usage = `usage:
+  memlab run [-o DIR] [-p name=value]... NOTEBOOK.go
+  memlab datasets validate [-strict] [-max N] PATH
+  memlab datasets stats PATH
+  memlab version
+`
+
+func main() {
+	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// realMain runs the command and returns the exit status.
+func realMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	cmd, rest := args[0], args[1:]
+	var err error
+	switch cmd {
+	case "run":
+		err = cmdRun(rest, stdout, stderr)
+	case "datasets":
+		err = cmdDatasets(rest, stdout)
+		if len(rest) > 0 {
+			cmd += " " + rest[0]
+		}
+	case "version":
+		err = cmdVersion(stdout)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		err = usagef("unknown command %q", cmd)
+	}
+	if err == nil {
+		return 0
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	fmt.Fprintf(stderr, "memlab %s: %v\n", cmd, err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	return 1
+}
+
+// parseInterspersed parses flags that may come before or after positional
+// arguments (`memlab run nb.go -p x=1`), returning the positionals.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usagef("%v", err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}

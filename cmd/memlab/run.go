@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/memlab/memlab/kernel"
+	"github.com/memlab/memlab/stdlib"
+	"github.com/traefik/yaegi/interp"
+)
+
+// paramFlag collects repeated -p name=value flags.
+type paramFlag map[string]string
+
+func (p paramFlag) String() string { return fmt.Sprint(map[string]string(p)) }
+
+func (p paramFlag) Set(s string) error {
+	name, value, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return fmt.Errorf("want name=value, got %q", s)
+	}
+	if _, dup := p[name]; dup {
+		return fmt.Errorf("parameter %q given twice", name)
+	}
+	p[name] = value
+	return nil
+}
+
+// cmdRun is `memlab run [-o DIR] [-p name=value]... NOTEBOOK`.
+func cmdRun(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	outDir := fs.String("o", "", "directory for the .ipynb, the report and displayed files (default: the notebook's directory)")
+	params := paramFlag{}
+	fs.Var(params, "p", "override a variable of the parameters cell: name=value (repeatable)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("run takes one notebook, got %d arguments", len(pos))
+	}
+	nb, err := kernel.Parse(pos[0])
+	if err != nil {
+		return err
+	}
+	if len(params) > 0 {
+		if err := nb.ApplyParams(params); err != nil {
+			return err
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := kernel.Run(ctx, nb, kernel.RunOptions{
+		OutDir:  *outDir,
+		Symbols: []interp.Exports{stdlib.Symbols},
+		Stdout:  stdout,
+		Stderr:  stderr,
+	})
+	if res != nil && res.Ipynb != "" {
+		fmt.Fprintf(stderr, "memlab run: wrote %s and %s (%.1fs)\n", res.Ipynb, res.Report, res.Duration.Seconds())
+	}
+	var ce *kernel.CellError
+	if errors.As(err, &ce) {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	return err
+}

@@ -1,0 +1,114 @@
+package display
+
+import (
+	"bytes"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func tinyPNG(t *testing.T) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 2, 2))); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// capture installs a collecting sink and an output dir for the test.
+func capture(t *testing.T) (*[]Output, string) {
+	t.Helper()
+	var mu sync.Mutex
+	var got []Output
+	d := t.TempDir()
+	prevSink := SetSink(func(o Output) { mu.Lock(); got = append(got, o); mu.Unlock() })
+	prevDir := SetOutputDir(d)
+	t.Cleanup(func() { SetSink(prevSink); SetOutputDir(prevDir) })
+	return &got, d
+}
+
+func TestMarkdownText(t *testing.T) {
+	got, _ := capture(t)
+	Markdown("# hi")
+	Text("plain")
+	if len(*got) != 2 {
+		t.Fatalf("got %d outputs, want 2", len(*got))
+	}
+	if o := (*got)[0]; o.Markdown != "# hi" || o.Text != "# hi" || o.PNG != nil {
+		t.Errorf("markdown output = %+v", o)
+	}
+	if o := (*got)[1]; o.Markdown != "" || o.Text != "plain" {
+		t.Errorf("text output = %+v", o)
+	}
+}
+
+func TestPNG(t *testing.T) {
+	got, d := capture(t)
+	data := tinyPNG(t)
+	if err := PNG("a.png", data); err != nil {
+		t.Fatal(err)
+	}
+	onDisk, err := os.ReadFile(filepath.Join(d, "a.png"))
+	if err != nil || !bytes.Equal(onDisk, data) {
+		t.Fatalf("file not written correctly: %v", err)
+	}
+	if len(*got) != 1 || !bytes.Equal((*got)[0].PNG, data) || (*got)[0].Name != "a.png" || (*got)[0].Path != filepath.Join(d, "a.png") {
+		t.Fatalf("outputs = %+v", *got)
+	}
+	bad := []struct {
+		desc, name string
+		data       []byte
+		want       string
+	}{
+		{"dir part", "x/a.png", data, "plain file name"},
+		{"parent", "..", data, "plain file name"},
+		{"empty", "", data, "plain file name"},
+		{"ext", "a.jpg", data, "end in .png"},
+		{"not png", "b.png", []byte("GIF89a"), "not a PNG"},
+	}
+	for _, c := range bad {
+		err := PNG(c.name, c.data)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "display: ") {
+			t.Errorf("%s: err = %v, want %q", c.desc, err, c.want)
+		}
+	}
+	if len(*got) != 1 {
+		t.Errorf("failed PNG calls emitted outputs: %d", len(*got))
+	}
+}
+
+func TestNoSink(t *testing.T) {
+	prevSink := SetSink(nil)
+	d := t.TempDir()
+	prevDir := SetOutputDir(d)
+	defer func() { SetSink(prevSink); SetOutputDir(prevDir) }()
+	Markdown("dropped") // must not panic or print
+	if err := PNG("n.png", tinyPNG(t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(d, "n.png")); err != nil {
+		t.Fatalf("PNG without a sink did not write its file: %v", err)
+	}
+	SetOutputDir("")
+	if OutputDir() != "." {
+		t.Errorf("default OutputDir = %q, want .", OutputDir())
+	}
+}
+
+func TestConcurrent(t *testing.T) {
+	got, _ := capture(t)
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); Text("x"); SetOutputDir(OutputDir()) }()
+	}
+	wg.Wait()
+	if len(*got) != 8 {
+		t.Errorf("got %d outputs, want 8", len(*got))
+	}
+}

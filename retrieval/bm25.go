@@ -1,0 +1,181 @@
+package retrieval
+
+import (
+	"context"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/retrieval/tokenize"
+)
+
+// BM25Params are the Okapi BM25 constants. The zero value selects the
+// defaults of DefaultBM25Params.
+type BM25Params struct {
+	// K1 is the term-frequency saturation (>= 0).
+	K1 float64
+	// B is the document-length normalisation, in [0, 1].
+	B float64
+}
+
+// DefaultBM25Params returns K1 = 1.5, B = 0.75, the defaults of the
+// rank_bm25 BM25Okapi used by CloneMem's BM25 baseline.
+func DefaultBM25Params() BM25Params { return BM25Params{K1: 1.5, B: 0.75} }
+
+// resolve applies the zero-value default and validates p.
+func (p BM25Params) resolve() (BM25Params, error) {
+	if p == (BM25Params{}) {
+		return DefaultBM25Params(), nil
+	}
+	if math.IsNaN(p.K1) || math.IsInf(p.K1, 0) || p.K1 < 0 {
+		return p, errorf("bm25 params: K1 = %v, want a finite value >= 0", p.K1)
+	}
+	if math.IsNaN(p.B) || p.B < 0 || p.B > 1 {
+		return p, errorf("bm25 params: B = %v, want a value in [0, 1]", p.B)
+	}
+	return p, nil
+}
+
+// IDF is the inverse document frequency used by the BM25 index:
+//
+//	idf(n, N) = ln(1 + (N - n + 0.5) / (n + 0.5))
+//
+// for a term found in n of N documents. This is the Lucene form, which is
+// positive for every n <= N. rank_bm25's BM25Okapi uses ln((N-n+0.5)/(n+0.5))
+// and replaces negative values by a fraction of the mean idf; that makes a
+// term found in more than half of the documents count (almost) nothing or
+// depend on the whole vocabulary, and it would make the score of a question
+// depend on terms outside the admitted traces. memlab prefers the
+// non-negative form and records it here.
+func IDF(n, N int) float64 {
+	return math.Log(1 + (float64(N)-float64(n)+0.5)/(float64(n)+0.5))
+}
+
+type posting struct {
+	doc int32 // document number in time order
+	tf  int32
+}
+
+// bm25Index is the BM25 index of one corpus. Documents are the corpus'
+// traces sorted by time: unknown-time traces first (always admitted), then
+// dated traces by ascending time, both stable in corpus order. The traces
+// admitted at any time are therefore a prefix of the documents, and every
+// statistic is computed over that prefix.
+type bm25Index struct {
+	p        BM25Params
+	traces   []datasets.Trace
+	order    []int       // document -> corpus index
+	nUnknown int         // documents 0..nUnknown-1 have no time
+	dated    []time.Time // time of document nUnknown+i, ascending
+	docLen   []int
+	lenSum   []int64 // lenSum[c] = total length of documents < c
+	postings map[string][]posting
+}
+
+func newBM25Index(traces []datasets.Trace, p BM25Params) *bm25Index {
+	x := &bm25Index{p: p, traces: traces, postings: map[string][]posting{}}
+	x.order = make([]int, len(traces))
+	for i := range x.order {
+		x.order[i] = i
+	}
+	sort.SliceStable(x.order, func(a, b int) bool {
+		ta, tb := traces[x.order[a]].Time, traces[x.order[b]].Time
+		if ta.IsZero() || tb.IsZero() {
+			return ta.IsZero() && !tb.IsZero()
+		}
+		return ta.Before(tb)
+	})
+	x.docLen = make([]int, len(traces))
+	x.lenSum = make([]int64, len(traces)+1)
+	for doc, ci := range x.order {
+		tr := traces[ci]
+		if tr.Time.IsZero() {
+			x.nUnknown++
+		} else {
+			x.dated = append(x.dated, tr.Time)
+		}
+		toks := tokenize.Tokens(tr.Text)
+		x.docLen[doc] = len(toks)
+		x.lenSum[doc+1] = x.lenSum[doc] + int64(len(toks))
+		tf := map[string]int32{}
+		for _, t := range toks {
+			tf[t]++
+		}
+		for t, n := range tf {
+			// Documents are visited in ascending order, so every posting list
+			// stays sorted by document.
+			x.postings[t] = append(x.postings[t], posting{doc: int32(doc), tf: n})
+		}
+	}
+	return x
+}
+
+// cutoff returns the number of documents admitted at time at (all of them
+// when at is zero).
+func (x *bm25Index) cutoff(at time.Time) int {
+	if at.IsZero() {
+		return len(x.order)
+	}
+	return x.nUnknown + sort.Search(len(x.dated), func(i int) bool { return x.dated[i].After(at) })
+}
+
+type scoredDoc struct {
+	corpusIdx int
+	score     float64
+}
+
+// search scores the documents < cutoff against the query tokens and returns
+// the k best with a positive score, by score descending then corpus order.
+// Each occurrence of a query token contributes, as in rank_bm25's
+// get_scores:
+//
+//	score(d) = Σ_{t in query} idf(n_t, N) · tf(t,d)·(K1+1) / (tf(t,d) + K1·(1 - B + B·|d|/avgdl))
+//
+// with N = cutoff, avgdl the mean length of the admitted documents and n_t
+// the number of admitted documents containing t.
+func (x *bm25Index) search(ctx context.Context, query []string, cutoff, k int) ([]scoredDoc, error) {
+	if cutoff == 0 || k <= 0 {
+		return nil, nil
+	}
+	avgdl := float64(x.lenSum[cutoff]) / float64(cutoff)
+	scores := map[int32]float64{}
+	steps := 0
+	for _, t := range query {
+		pl := x.postings[t]
+		n := sort.Search(len(pl), func(i int) bool { return int(pl[i].doc) >= cutoff })
+		if n == 0 {
+			continue
+		}
+		idf := IDF(n, cutoff)
+		for _, po := range pl[:n] {
+			if steps++; steps&1023 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
+			tf := float64(po.tf)
+			norm := x.p.K1 * (1 - x.p.B + x.p.B*float64(x.docLen[po.doc])/avgdl)
+			scores[po.doc] += idf * tf * (x.p.K1 + 1) / (tf + norm)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]scoredDoc, 0, len(scores))
+	for doc, s := range scores {
+		if s > 0 {
+			out = append(out, scoredDoc{corpusIdx: x.order[doc], score: s})
+		}
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].score != out[b].score {
+			return out[a].score > out[b].score
+		}
+		return out[a].corpusIdx < out[b].corpusIdx
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out, nil
+}

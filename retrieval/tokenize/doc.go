@@ -1,0 +1,23 @@
+// Package tokenize splits text into the word tokens that memlab's lexical
+// components share: the BM25 retriever, the offline extractive reader and the
+// offline answer proxies (token F1, ROUGE-L, evidence coverage).
+//
+// # Rules
+//
+// Tokens segments text into maximal runs of letters, digits and combining
+// marks, lowercased. Fullwidth ASCII forms (Ａ, ５) are folded to ASCII first.
+// An apostrophe (' or ’) between two letters or digits of a word stays inside
+// the token and is normalised to ASCII ' ("Don’t" → "don't"); elsewhere an
+// apostrophe is punctuation ("'quoted'" → "quoted").
+//
+// Runs of CJK characters (Han ideographs, Hiragana, Katakana with its
+// prolonged-sound mark, Hangul) have no spaces between words, so each run
+// becomes overlapping character bigrams: "我喜欢北京" → 我喜 喜欢 欢北 北京.
+// A run of one CJK character becomes that character. A CJK run and an
+// adjacent Latin run are separate tokens: "我在Google工作" → 我在 google 工作.
+//
+// ContentTokens is Tokens minus a small English stopword list (Stopwords)
+// and with a trailing possessive 's removed ("anna's" → "anna"); readers and
+// proxies use it to compare meaning-bearing words. It has no Chinese stopword
+// list: the bigrams are kept as they are.
+package tokenize

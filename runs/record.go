@@ -1,0 +1,47 @@
+package runs
+
+import (
+	"time"
+
+	"github.com/memlab/memlab/retrieval"
+)
+
+// Record is what one question becomes in one run.
+type Record struct {
+	QuestionID string
+	CorpusID   string
+	Task       string
+	Dimension  string
+	// System, Reader and K identify the configuration.
+	System string
+	Reader string
+	K      int
+	// Visible is the number of traces admitted at the question's time.
+	Visible int
+	// Ranked is the retrieved trace ids (deduplicated, first occurrence kept,
+	// cut at K) and Scores the score of the unit that first returned each.
+	Ranked []string
+	Scores []float64
+	// Retrieval holds the recall variants, MRR and nDCG at K; HasGold is false
+	// for a question without gold trace ids.
+	Retrieval retrieval.RetrievalScore
+	// ContextIDs are the ids of the passages given to the reader, in order.
+	ContextIDs []string
+	// Choice is the option chosen in multiple-choice mode ("" when the
+	// question has no options), Correct the gold option.
+	Choice  string
+	Correct string
+	// Answer is the free-text answer, AnswerTraceIDs the traces it cites.
+	Answer         string
+	AnswerTraceIDs []string
+	Abstained      bool
+	// Judges maps a judge metric name (see package judge) to its value for
+	// this question; NaN means undefined for this question (e.g. evidence
+	// coverage without gold statements).
+	Judges map[string]float64
+	// Failure is non-empty when a step failed for this question; a failed
+	// record is counted apart and never scored.
+	Failure string
+	// Latency is the wall time of the whole question (retrieve, read, judge).
+	Latency time.Duration
+}

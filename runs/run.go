@@ -1,0 +1,151 @@
+package runs
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/judge"
+	"github.com/memlab/memlab/retrieval"
+)
+
+// Config is one experimental configuration: a memory system, a reader and the
+// retrieval depth k (the number of trace hits given to the reader and scored
+// by the retrieval metrics).
+type Config struct {
+	System retrieval.System
+	Reader generate.Reader
+	K      int
+}
+
+// Result is the records of one configuration over a dataset's questions.
+type Result struct {
+	Dataset     string
+	Fingerprint string
+	System      string
+	Reader      string
+	K           int
+	Records     []Record
+}
+
+// Evaluate runs cfg over every question of d, in dataset order. For each
+// question it retrieves the top cfg.K hits (the system applies temporal
+// admission), scores retrieval at K, asks the reader twice (multiple choice
+// when the question has options, and free text with the options removed),
+// and computes the offline judges. A failure of one question's step is
+// recorded in that record and the run goes on; Evaluate returns an error only
+// for a bad configuration or a cancelled ctx.
+func Evaluate(ctx context.Context, d *datasets.Dataset, cfg Config) (*Result, error) {
+	if d == nil || cfg.System == nil || cfg.Reader == nil {
+		return nil, fmt.Errorf("runs: evaluate: dataset, system and reader are required")
+	}
+	if cfg.K <= 0 {
+		return nil, fmt.Errorf("runs: evaluate %s: k must be positive, got %d", cfg.System.Name(), cfg.K)
+	}
+	res := &Result{
+		Dataset: d.Name, Fingerprint: d.Fingerprint,
+		System: cfg.System.Name(), Reader: cfg.Reader.Name(), K: cfg.K,
+		Records: make([]Record, 0, len(d.Questions)),
+	}
+	for _, q := range d.Questions {
+		if err := ctx.Err(); err != nil {
+			return res, fmt.Errorf("runs: evaluate %s at k=%d: stopped after %d of %d questions: %w",
+				res.System, cfg.K, len(res.Records), len(d.Questions), err)
+		}
+		res.Records = append(res.Records, evaluateOne(ctx, d, cfg, q))
+	}
+	return res, nil
+}
+
+func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q datasets.Question) Record {
+	start := time.Now()
+	rec := Record{
+		QuestionID: q.ID, CorpusID: q.CorpusID, Task: q.Task, Dimension: q.Dimension,
+		System: cfg.System.Name(), Reader: cfg.Reader.Name(), K: cfg.K,
+		Visible: len(d.Visible(q)), Correct: q.Correct,
+		Judges: map[string]float64{},
+	}
+	defer func() { rec.Latency = time.Since(start) }()
+
+	hits, err := cfg.System.Retrieve(ctx, q, cfg.K)
+	if err != nil {
+		rec.Failure = "retrieve: " + err.Error()
+		return rec
+	}
+	rec.Ranked, rec.Scores = rankTraces(hits, cfg.K)
+	rec.Retrieval = retrieval.ScoreRetrieval(rec.Ranked, q.Evidence, cfg.K)
+
+	passages := make([]generate.Passage, 0, len(hits))
+	var context strings.Builder
+	for _, h := range hits {
+		passages = append(passages, generate.Passage{ID: h.UnitID, TraceIDs: h.TraceIDs, Text: h.Text})
+		rec.ContextIDs = append(rec.ContextIDs, h.UnitID)
+		context.WriteString(h.Text)
+		context.WriteString("\n")
+	}
+
+	var statements []string
+	for _, g := range q.Evidence {
+		if g.Statement != "" {
+			statements = append(statements, g.Statement)
+		}
+	}
+	rec.Judges[judge.MetricEvidenceCoverage] = judge.EvidenceCoverage(statements, context.String())
+
+	if q.IsMultipleChoice() {
+		a, err := cfg.Reader.Answer(ctx, q, passages)
+		if err != nil {
+			rec.Failure = "read (multiple choice): " + err.Error()
+			return rec
+		}
+		rec.Choice = a.Choice
+		if judge.ChoiceCorrect(a.Choice, q.Correct) {
+			rec.Judges[judge.MetricChoiceAccuracy] = 1
+		} else {
+			rec.Judges[judge.MetricChoiceAccuracy] = 0
+		}
+	}
+
+	free := q
+	free.Choices, free.Correct = nil, ""
+	a, err := cfg.Reader.Answer(ctx, free, passages)
+	if err != nil {
+		rec.Failure = "read (free text): " + err.Error()
+		return rec
+	}
+	rec.Answer, rec.AnswerTraceIDs, rec.Abstained = a.Text, a.TraceIDs, a.Abstained
+	if q.Answer != "" {
+		rec.Judges[judge.MetricTokenF1] = judge.TokenF1(a.Text, q.Answer)
+		rec.Judges[judge.MetricRougeL] = judge.RougeL(a.Text, q.Answer)
+	} else {
+		rec.Judges[judge.MetricTokenF1] = math.NaN()
+		rec.Judges[judge.MetricRougeL] = math.NaN()
+	}
+	return rec
+}
+
+// rankTraces cuts hits to trace ids, keeps the first occurrence of each, and
+// stops at k; each id carries the score of the hit that first returned it.
+func rankTraces(hits []retrieval.Hit, k int) ([]string, []float64) {
+	ids := retrieval.TraceRanking(hits)
+	if len(ids) > k {
+		ids = ids[:k]
+	}
+	score := map[string]float64{}
+	for _, h := range hits {
+		for _, id := range h.TraceIDs {
+			if _, ok := score[id]; !ok {
+				score[id] = h.Score
+			}
+		}
+	}
+	scores := make([]float64, len(ids))
+	for i, id := range ids {
+		scores[i] = score[id]
+	}
+	return ids, scores
+}

@@ -1,0 +1,157 @@
+package runs
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/judge"
+	"github.com/memlab/memlab/retrieval"
+)
+
+func day(d int) time.Time { return time.Date(2024, 1, d, 12, 0, 0, 0, time.UTC) }
+
+// tiny is a one-corpus dataset whose questions exercise gold, no gold and
+// temporal admission.
+func tiny() *datasets.Dataset {
+	c := &datasets.Corpus{ID: "p1", Name: "Ana", Language: "en", Traces: []datasets.Trace{
+		{ID: "t1", Time: day(1), Medium: "diary", Text: "I adopted a grey cat named Miso today."},
+		{ID: "t2", Time: day(2), Medium: "diary", Text: "Went hiking in the rain, soaked but happy."},
+		{ID: "t3", Time: day(9), Medium: "diary", Text: "Miso the cat knocked my coffee over again."},
+	}}
+	return &datasets.Dataset{Name: "tiny", Format: datasets.FormatCloneMem, Fingerprint: "f", Corpora: []*datasets.Corpus{c},
+		Questions: []datasets.Question{
+			{ID: "q1", CorpusID: "p1", Task: "single_point_factual", AskedAt: day(3), Text: "What is the name of your cat?",
+				Answer: "My cat is called Miso.", Evidence: []datasets.EvidenceGroup{{Statement: "She adopted a cat named Miso.", TraceIDs: []string{"t1"}}},
+				Choices: []datasets.Choice{{ID: "A", Text: "Miso"}, {ID: "B", Text: "Tofu"}, {ID: "E", Text: "Cannot be determined based on available information"}}, Correct: "A"},
+			{ID: "q2", CorpusID: "p1", Task: "unanswerable", AskedAt: day(3), Text: "Which marathon did you run?",
+				Answer: "I have not run one."},
+		}}
+}
+
+// failing is a System that fails on one question id.
+type failing struct {
+	retrieval.System
+	bad string
+}
+
+func (f failing) Retrieve(ctx context.Context, q datasets.Question, k int) ([]retrieval.Hit, error) {
+	if q.ID == f.bad {
+		return nil, errors.New("index unavailable")
+	}
+	return f.System.Retrieve(ctx, q, k)
+}
+
+func TestEvaluateFlatRespectsAdmissionAndScores(t *testing.T) {
+	d := tiny()
+	flat, err := retrieval.NewFlat(d, retrieval.BM25Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Evaluate(context.Background(), d, Config{System: flat, Reader: generate.NewExtractive(), K: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Records) != 2 {
+		t.Fatalf("records = %d, want 2", len(res.Records))
+	}
+	r := res.Records[0]
+	for _, id := range r.Ranked {
+		if id == "t3" {
+			t.Fatalf("q1 asked on day 3 retrieved t3 from day 9: %v", r.Ranked)
+		}
+	}
+	if r.Visible != 2 {
+		t.Errorf("visible = %d, want 2", r.Visible)
+	}
+	if len(r.Ranked) == 0 || r.Ranked[0] != "t1" {
+		t.Errorf("ranked = %v, want t1 first", r.Ranked)
+	}
+	if r.Retrieval.RecallFlat != 1 || !r.Retrieval.HasGold {
+		t.Errorf("retrieval = %+v, want recall 1 with gold", r.Retrieval)
+	}
+	if got := r.Judges[judge.MetricChoiceAccuracy]; got != 1 || r.Choice != "A" {
+		t.Errorf("choice %q accuracy %v, want A and 1", r.Choice, got)
+	}
+	if got := r.Judges[judge.MetricEvidenceCoverage]; got != 1 {
+		t.Errorf("evidence coverage = %v, want 1", got)
+	}
+	q2 := res.Records[1]
+	if q2.Retrieval.HasGold {
+		t.Error("q2 has no gold ids but HasGold is true")
+	}
+	if !math.IsNaN(q2.Judges[judge.MetricEvidenceCoverage]) {
+		t.Errorf("q2 evidence coverage = %v, want NaN (no statements)", q2.Judges[judge.MetricEvidenceCoverage])
+	}
+	if _, ok := q2.Judges[judge.MetricChoiceAccuracy]; ok {
+		t.Error("q2 is not multiple choice but has a choice accuracy")
+	}
+
+	s := res.Summary()
+	if s.WithGold != 1 || s.NoGold != 1 || s.Failed != 0 || s.Questions != 2 {
+		t.Errorf("summary counts = %+v", s)
+	}
+	if m := s.Judge(judge.MetricEvidenceCoverage); m.N != 1 || m.Value != 1 {
+		t.Errorf("evidence coverage mean = %+v, want 1 over 1 (NaN excluded)", m)
+	}
+}
+
+func TestEvaluateCountsFailuresApart(t *testing.T) {
+	d := tiny()
+	flat, _ := retrieval.NewFlat(d, retrieval.BM25Params{})
+	res, err := Evaluate(context.Background(), d, Config{System: failing{flat, "q1"}, Reader: generate.NewExtractive(), K: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := res.Records[0].Failure; !strings.Contains(f, "index unavailable") {
+		t.Fatalf("failure = %q", f)
+	}
+	s := res.Summary()
+	if s.Failed != 1 || s.WithGold != 0 {
+		t.Errorf("failed = %d with gold = %d, want 1 and 0", s.Failed, s.WithGold)
+	}
+	if m := s.Judge(judge.MetricChoiceAccuracy); m.N != 0 || !math.IsNaN(m.Value) {
+		t.Errorf("choice accuracy over a failed question = %+v, want none (never scored as 0)", m)
+	}
+	tb := AnswerTable([]Summary{s}).Markdown()
+	if !strings.Contains(tb, "Choice accuracy") || !strings.Contains(tb, "n/a") {
+		t.Errorf("answer table:\n%s", tb)
+	}
+}
+
+func TestEvaluateBadConfigAndCancel(t *testing.T) {
+	d := tiny()
+	o := retrieval.NewOracle(d)
+	if _, err := Evaluate(context.Background(), d, Config{System: o, Reader: generate.NewExtractive(), K: 0}); err == nil {
+		t.Error("k=0 accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Evaluate(ctx, d, Config{System: o, Reader: generate.NewExtractive(), K: 5})
+	if !errors.Is(err, context.Canceled) || len(res.Records) != 0 {
+		t.Errorf("cancelled run: err = %v, records = %d", err, len(res.Records))
+	}
+}
+
+func TestByTaskAndRetrievalTable(t *testing.T) {
+	d := tiny()
+	res, err := Evaluate(context.Background(), d, Config{System: retrieval.NewOracle(d), Reader: generate.NewExtractive(), K: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := res.ByTask()
+	if len(groups) != 2 || groups[0].Group != "single_point_factual" || groups[1].Group != "unanswerable" {
+		t.Fatalf("groups = %+v", groups)
+	}
+	md := RetrievalTable(groups).Markdown()
+	for _, want := range []string{"| single_point_factual | oracle | 10 | 1 / 0 / 0 | 1.000 |", "| unanswerable | oracle | 10 | 0 / 1 / 0 | n/a |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("table lacks %q:\n%s", want, md)
+		}
+	}
+}

@@ -1,0 +1,150 @@
+package runs
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/memlab/memlab/analysis"
+	"github.com/memlab/memlab/judge"
+	"github.com/memlab/memlab/retrieval"
+)
+
+// Mean is an average over the questions where a score is defined.
+type Mean struct {
+	Value float64 // NaN when N == 0
+	N     int
+}
+
+// Summary aggregates records of one configuration, optionally of one group
+// (a task, a question type, ...).
+type Summary struct {
+	Group  string // "" for all questions
+	System string
+	Reader string
+	K      int
+	// Questions counts all records, Failed those with a failure (excluded from
+	// every mean below).
+	Questions int
+	Failed    int
+	// WithGold and NoGold split the scored records by whether the question has
+	// gold trace ids; Retrieval averages the WithGold ones only.
+	WithGold  int
+	NoGold    int
+	Retrieval retrieval.RetrievalScore
+	// Judges maps a judge metric name to its mean over defined values.
+	Judges map[string]Mean
+}
+
+// Summarize aggregates records. Failed records are counted and excluded;
+// questions without gold ids are counted in NoGold and excluded from the
+// retrieval means; NaN judge values are excluded from their mean.
+func Summarize(group string, recs []Record) Summary {
+	s := Summary{Group: group, Questions: len(recs), Judges: map[string]Mean{}}
+	var scored []retrieval.RetrievalScore
+	sums := map[string]float64{}
+	counts := map[string]int{}
+	for _, r := range recs {
+		if s.System == "" {
+			s.System, s.Reader, s.K = r.System, r.Reader, r.K
+		}
+		if r.Failure != "" {
+			s.Failed++
+			continue
+		}
+		scored = append(scored, r.Retrieval)
+		for name, v := range r.Judges {
+			if math.IsNaN(v) {
+				continue
+			}
+			sums[name] += v
+			counts[name]++
+		}
+	}
+	s.Retrieval, s.WithGold, s.NoGold = retrieval.MeanRetrieval(scored)
+	for name, n := range counts {
+		s.Judges[name] = Mean{Value: sums[name] / float64(n), N: n}
+	}
+	return s
+}
+
+// Judge returns the mean of a judge metric, NaN with N = 0 when absent.
+func (s Summary) Judge(name string) Mean {
+	if m, ok := s.Judges[name]; ok {
+		return m
+	}
+	return Mean{Value: math.NaN()}
+}
+
+// Summary aggregates all records of the result.
+func (r *Result) Summary() Summary { return Summarize("", r.Records) }
+
+// ByTask aggregates the records of each task (CloneMem question type,
+// KnowMe task), sorted by task name.
+func (r *Result) ByTask() []Summary {
+	groups := map[string][]Record{}
+	for _, rec := range r.Records {
+		groups[rec.Task] = append(groups[rec.Task], rec)
+	}
+	names := make([]string, 0, len(groups))
+	for n := range groups {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]Summary, 0, len(names))
+	for _, n := range names {
+		out = append(out, Summarize(n, groups[n]))
+	}
+	return out
+}
+
+// RetrievalTable renders summaries as one row each: group, system, k,
+// question counts and the five recall variants, MRR and nDCG@k.
+func RetrievalTable(sums []Summary) analysis.Table {
+	t := analysis.Table{
+		Header: []string{"group", "system", "k", "n (gold / no gold / failed)",
+			"Recall-Flat", "All-All", "All-Any", "Any-All", "Any-Any", "MRR", "nDCG@k"},
+		Align: []string{"l", "l", "r", "r", "r", "r", "r", "r", "r", "r", "r"},
+	}
+	for _, s := range sums {
+		g := s.Group
+		if g == "" {
+			g = "all"
+		}
+		r := s.Retrieval
+		t.AddRow([]string{g, s.System, fmt.Sprint(s.K),
+			fmt.Sprintf("%d / %d / %d", s.WithGold, s.NoGold, s.Failed),
+			analysis.Fmt(r.RecallFlat, 3), analysis.Fmt(r.AllAll, 3), analysis.Fmt(r.AllAny, 3),
+			analysis.Fmt(r.AnyAll, 3), analysis.Fmt(r.AnyAny, 3), analysis.Fmt(r.MRR, 3), analysis.Fmt(r.NDCG, 3)})
+	}
+	return t
+}
+
+// AnswerTable renders summaries as one row each with the answer scores:
+// choice accuracy over the multiple-choice questions, and the offline proxy
+// scores under their labelled names (never an LLM judge's name).
+func AnswerTable(sums []Summary) analysis.Table {
+	names := []string{judge.MetricChoiceAccuracy, judge.MetricTokenF1, judge.MetricRougeL, judge.MetricEvidenceCoverage}
+	t := analysis.Table{Header: []string{"group", "system", "reader", "k"}, Align: []string{"l", "l", "l", "r"}}
+	for _, n := range names {
+		t.Header = append(t.Header, n)
+		t.Align = append(t.Align, "r")
+	}
+	for _, s := range sums {
+		g := s.Group
+		if g == "" {
+			g = "all"
+		}
+		row := []string{g, s.System, s.Reader, fmt.Sprint(s.K)}
+		for _, n := range names {
+			m := s.Judge(n)
+			if m.N == 0 {
+				row = append(row, "n/a")
+				continue
+			}
+			row = append(row, fmt.Sprintf("%s (n=%d)", analysis.Fmt(m.Value, 3), m.N))
+		}
+		t.AddRow(row)
+	}
+	return t
+}
