@@ -35,8 +35,11 @@ func (lp LinePlot) PNG() ([]byte, error) {
 	p.X.Label.Text = lp.XLabel
 	p.Y.Label.Text = lp.YLabel
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
-	p.Legend.Left = true
+	// Bottom right: curves that rise with k (recall) leave it empty.
+	p.Legend.Top = false
+	p.Legend.Left = false
+	p.Legend.XOffs = -vg.Points(6)
+	p.Legend.YOffs = vg.Points(6)
 	if lp.YMax > lp.YMin {
 		p.Y.Min, p.Y.Max = lp.YMin, lp.YMax
 	}

@@ -6,73 +6,19 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
+
+	"github.com/memlab/memlab/internal/displayhost"
 )
 
-// Output is one rich display emitted by notebook code.
-type Output struct {
-	// Markdown is the text/markdown content ("" when the output is not markdown).
-	Markdown string
-	// PNG is the image/png content (nil when the output is not an image).
-	PNG []byte
-	// Text is the text/plain content; it is always set, as the fallback for
-	// frontends that cannot show the richer form.
-	Text string
-	// Name is the file name given to PNG ("" otherwise).
-	Name string
-	// Path is the file PNG wrote (OutputDir joined with Name; "" otherwise).
-	Path string
-}
+// Output is one rich display emitted by notebook code: markdown, an image,
+// or plain text (always set, as the fallback).
+type Output = displayhost.Output
 
-// Sink receives the outputs of notebook code. It is installed by the host
-// (the kernel) with SetSink and may be called from any goroutine.
-type Sink func(Output)
+// OutputDir returns the directory where PNG writes its files: the run's
+// output directory when a host (memlab run, the kernel) set one, else ".".
+func OutputDir() string { return displayhost.OutputDir() }
 
-var (
-	mu   sync.RWMutex
-	sink Sink
-	dir  string
-)
-
-// SetSink installs s as the receiver of all outputs (nil removes it) and
-// returns the previous sink. It is meant for hosts, not for notebook code.
-func SetSink(s Sink) Sink {
-	mu.Lock()
-	defer mu.Unlock()
-	prev := sink
-	sink = s
-	return prev
-}
-
-// SetOutputDir sets the directory PNG writes into ("" means the current
-// directory) and returns the previous one. It is meant for hosts.
-func SetOutputDir(d string) string {
-	mu.Lock()
-	defer mu.Unlock()
-	prev := dir
-	dir = d
-	return prev
-}
-
-// OutputDir returns the directory where PNG writes its files: the one set by
-// the host, or "." when none is set.
-func OutputDir() string {
-	mu.RLock()
-	defer mu.RUnlock()
-	if dir == "" {
-		return "."
-	}
-	return dir
-}
-
-func emit(o Output) {
-	mu.RLock()
-	s := sink
-	mu.RUnlock()
-	if s != nil {
-		s(o)
-	}
-}
+func emit(o Output) { displayhost.Emit(o) }
 
 // Markdown shows s rendered as Markdown.
 func Markdown(s string) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/memlab/memlab/internal/displayhost"
 )
 
 func tinyPNG(t *testing.T) []byte {
@@ -26,9 +28,9 @@ func capture(t *testing.T) (*[]Output, string) {
 	var mu sync.Mutex
 	var got []Output
 	d := t.TempDir()
-	prevSink := SetSink(func(o Output) { mu.Lock(); got = append(got, o); mu.Unlock() })
-	prevDir := SetOutputDir(d)
-	t.Cleanup(func() { SetSink(prevSink); SetOutputDir(prevDir) })
+	prevSink := displayhost.SetSink(func(o Output) { mu.Lock(); got = append(got, o); mu.Unlock() })
+	prevDir := displayhost.SetOutputDir(d)
+	t.Cleanup(func() { displayhost.SetSink(prevSink); displayhost.SetOutputDir(prevDir) })
 	return &got, d
 }
 
@@ -83,10 +85,10 @@ func TestPNG(t *testing.T) {
 }
 
 func TestNoSink(t *testing.T) {
-	prevSink := SetSink(nil)
+	prevSink := displayhost.SetSink(nil)
 	d := t.TempDir()
-	prevDir := SetOutputDir(d)
-	defer func() { SetSink(prevSink); SetOutputDir(prevDir) }()
+	prevDir := displayhost.SetOutputDir(d)
+	defer func() { displayhost.SetSink(prevSink); displayhost.SetOutputDir(prevDir) }()
 	Markdown("dropped") // must not panic or print
 	if err := PNG("n.png", tinyPNG(t)); err != nil {
 		t.Fatal(err)
@@ -94,7 +96,7 @@ func TestNoSink(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(d, "n.png")); err != nil {
 		t.Fatalf("PNG without a sink did not write its file: %v", err)
 	}
-	SetOutputDir("")
+	displayhost.SetOutputDir("")
 	if OutputDir() != "." {
 		t.Errorf("default OutputDir = %q, want .", OutputDir())
 	}
@@ -105,7 +107,7 @@ func TestConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
 		wg.Add(1)
-		go func() { defer wg.Done(); Text("x"); SetOutputDir(OutputDir()) }()
+		go func() { defer wg.Done(); Text("x"); displayhost.SetOutputDir(OutputDir()) }()
 	}
 	wg.Wait()
 	if len(*got) != 8 {

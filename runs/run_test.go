@@ -155,3 +155,26 @@ func TestByTaskAndRetrievalTable(t *testing.T) {
 		}
 	}
 }
+
+func TestRecallAtKTable(t *testing.T) {
+	d := tiny()
+	flat, _ := retrieval.NewFlat(d, retrieval.BM25Params{})
+	var results []*Result
+	for _, sys := range []retrieval.System{flat, retrieval.NewOracle(d)} {
+		for _, k := range []int{2, 1} {
+			r, err := Evaluate(context.Background(), d, Config{System: sys, Reader: generate.NewExtractive(), K: k})
+			if err != nil {
+				t.Fatal(err)
+			}
+			results = append(results, r)
+		}
+	}
+	md := RecallAtKTable(results).Markdown()
+	want := "| task | system | n (gold) | Recall-Flat@1 | Recall-Flat@2 | Any-Any@1 | Any-Any@2 |\n" +
+		"| --- | --- | ---: | ---: | ---: | ---: | ---: |\n" +
+		"| single_point_factual | flat-bm25 | 1 | 1.000 | 1.000 | 1.000 | 1.000 |\n" +
+		"| single_point_factual | oracle | 1 | 1.000 | 1.000 | 1.000 | 1.000 |\n"
+	if md != want {
+		t.Errorf("got\n%s\nwant\n%s", md, want)
+	}
+}

@@ -148,3 +148,85 @@ func AnswerTable(sums []Summary) analysis.Table {
 	}
 	return t
 }
+
+// RecallAtKTable pivots results of several k into one row per (task,
+// system): the number of questions with gold ids, then Recall-Flat and
+// Any-Any at each k in increasing order. Tasks without any gold ids are left
+// out (they have no recall to show); rows are sorted by task, then system in
+// first-seen order.
+func RecallAtKTable(results []*Result) analysis.Table {
+	var ks []int
+	seenK := map[int]bool{}
+	var systems []string
+	seenSys := map[string]bool{}
+	type key struct{ task, system string }
+	cells := map[key]map[int]Summary{}
+	for _, r := range results {
+		if !seenK[r.K] {
+			seenK[r.K] = true
+			ks = append(ks, r.K)
+		}
+		if !seenSys[r.System] {
+			seenSys[r.System] = true
+			systems = append(systems, r.System)
+		}
+		for _, s := range r.ByTask() {
+			if s.WithGold == 0 {
+				continue
+			}
+			k := key{s.Group, r.System}
+			if cells[k] == nil {
+				cells[k] = map[int]Summary{}
+			}
+			cells[k][r.K] = s
+		}
+	}
+	sort.Ints(ks)
+	t := analysis.Table{Header: []string{"task", "system", "n (gold)"}, Align: []string{"l", "l", "r"}}
+	for _, k := range ks {
+		t.Header = append(t.Header, fmt.Sprintf("Recall-Flat@%d", k))
+		t.Align = append(t.Align, "r")
+	}
+	for _, k := range ks {
+		t.Header = append(t.Header, fmt.Sprintf("Any-Any@%d", k))
+		t.Align = append(t.Align, "r")
+	}
+	var tasks []string
+	seenTask := map[string]bool{}
+	for k := range cells {
+		if !seenTask[k.task] {
+			seenTask[k.task] = true
+			tasks = append(tasks, k.task)
+		}
+	}
+	sort.Strings(tasks)
+	for _, task := range tasks {
+		for _, sys := range systems {
+			byK, ok := cells[key{task, sys}]
+			if !ok {
+				continue
+			}
+			n := 0
+			for _, s := range byK {
+				n = s.WithGold
+			}
+			row := []string{task, sys, fmt.Sprint(n)}
+			for _, k := range ks {
+				row = append(row, cellOr(byK, k, func(s Summary) float64 { return s.Retrieval.RecallFlat }))
+			}
+			for _, k := range ks {
+				row = append(row, cellOr(byK, k, func(s Summary) float64 { return s.Retrieval.AnyAny }))
+			}
+			t.AddRow(row)
+		}
+	}
+	return t
+}
+
+func cellOr(byK map[int]Summary, k int, f func(Summary) float64) string {
+	s, ok := byK[k]
+	if !ok {
+		return "n/a"
+	}
+	return analysis.Fmt(f(s), 3)
+}

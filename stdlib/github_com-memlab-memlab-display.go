@@ -10,15 +10,12 @@ import (
 func init() {
 	Symbols["github.com/memlab/memlab/display/display"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Markdown":     reflect.ValueOf(display.Markdown),
-		"OutputDir":    reflect.ValueOf(display.OutputDir),
-		"PNG":          reflect.ValueOf(display.PNG),
-		"SetOutputDir": reflect.ValueOf(display.SetOutputDir),
-		"SetSink":      reflect.ValueOf(display.SetSink),
-		"Text":         reflect.ValueOf(display.Text),
+		"Markdown":  reflect.ValueOf(display.Markdown),
+		"OutputDir": reflect.ValueOf(display.OutputDir),
+		"PNG":       reflect.ValueOf(display.PNG),
+		"Text":      reflect.ValueOf(display.Text),
 
 		// type definitions
 		"Output": reflect.ValueOf((*display.Output)(nil)),
-		"Sink":   reflect.ValueOf((*display.Sink)(nil)),
 	}
 }

@@ -12,6 +12,7 @@ func init() {
 		// function, constant and variable definitions
 		"AnswerTable":    reflect.ValueOf(runs.AnswerTable),
 		"Evaluate":       reflect.ValueOf(runs.Evaluate),
+		"RecallAtKTable": reflect.ValueOf(runs.RecallAtKTable),
 		"RetrievalTable": reflect.ValueOf(runs.RetrievalTable),
 		"Summarize":      reflect.ValueOf(runs.Summarize),
 

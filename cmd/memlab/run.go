@@ -68,7 +68,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	var ce *kernel.CellError
 	if errors.As(err, &ce) {
-		return fmt.Errorf("%s: %w", pos[0], err)
+		return err
 	}
 	return err
 }

@@ -1,0 +1,87 @@
+package kernel
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+)
+
+// CellError is an error of a cell, located in the cell's own coordinates.
+type CellError struct {
+	// Cell is the execution count of the cell (In [N]).
+	Cell int
+	// Line is the 1-based line within the cell (0 when unknown).
+	Line int
+	// Msg is the message without the coordinate.
+	Msg string
+	// Kind classifies the error: "syntax", "compile", "panic", "interrupted"
+	// or "error".
+	Kind string
+	// Trace lists the frames of a runtime panic, innermost first, in cell
+	// coordinates ("cell 1, line 4: in f").
+	Trace []string
+	// File and FileLine locate the cell line in a notebook file; the runner
+	// sets them ("" and 0 otherwise).
+	File     string
+	FileLine int
+	// Err is the underlying error (yaegi's, a recovered panic, ctx.Err()).
+	Err error
+}
+
+// Error formats the error as "cell N, line L: message", prefixed by
+// "file:line: " when the cell comes from a notebook file.
+func (e *CellError) Error() string {
+	s := "cell " + strconv.Itoa(e.Cell)
+	if e.Line > 0 {
+		s += ", line " + strconv.Itoa(e.Line)
+	}
+	s += ": " + e.Msg
+	if e.File != "" {
+		if e.FileLine > 0 {
+			return fmt.Sprintf("%s:%d: %s", e.File, e.FileLine, s)
+		}
+		return e.File + ": " + s
+	}
+	return s
+}
+
+// Unwrap returns the underlying error.
+func (e *CellError) Unwrap() error { return e.Err }
+
+// Positions: every chunk is parsed under yaegi's default file name "_.go"
+// (yaegi scopes imports by file name, so all cells must share it) with a
+// //line directive whose line number encodes the cell: line = cell*lineBase +
+// line in the cell. The helpers below decode them in messages.
+const lineBase = 1000000
+
+// posRE matches an encoded position with its trailing ": ".
+var posRE = regexp.MustCompile(`(?:_\.go:)?(\d{7,}):(\d+): `)
+
+// decodeLine splits an encoded line into cell and line in the cell.
+func decodeLine(l int) (cell, line int) { return l / lineBase, l % lineBase }
+
+// splitPos takes a leading encoded position off msg.
+func splitPos(msg string) (cell, line int, rest string, ok bool) {
+	m := posRE.FindStringSubmatchIndex(msg)
+	if m == nil || m[0] != 0 {
+		return 0, 0, msg, false
+	}
+	l, _ := strconv.Atoi(msg[m[2]:m[3]])
+	cell, line = decodeLine(l)
+	return cell, line, msg[m[1]:], true
+}
+
+// cleanMsg rewrites encoded positions inside a message into cell coordinates.
+func cleanMsg(msg string) string {
+	return posRE.ReplaceAllStringFunc(msg, func(s string) string {
+		m := posRE.FindStringSubmatch(s)
+		l, _ := strconv.Atoi(m[1])
+		c, line := decodeLine(l)
+		return fmt.Sprintf("cell %d, line %d: ", c, line)
+	})
+}
+
+// panicRE matches the line yaegi writes to stderr for each frame a panic
+// unwinds ("2000004:2: panic: main.f(...)"). yaegi gives the position where
+// the frame's block starts, not the failing statement.
+var panicRE = regexp.MustCompile(`^(?:_\.go:)?(\d{7,}):(\d+): panic: (.*)\(\.\.\.\)\n?$`)

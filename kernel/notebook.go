@@ -1,0 +1,199 @@
+package kernel
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+)
+
+// Cell kinds.
+const (
+	// KindCode is a Go code cell.
+	KindCode = "code"
+	// KindMarkdown is a Markdown text cell.
+	KindMarkdown = "markdown"
+)
+
+// Cell tags with a meaning for the runner.
+const (
+	// TagParameters marks the cell whose variables ApplyParams can set.
+	TagParameters = "parameters"
+	// TagInjectedParameters marks the cell ApplyParams inserts.
+	TagInjectedParameters = "injected-parameters"
+)
+
+// Cell is one notebook cell.
+type Cell struct {
+	// Kind is KindCode or KindMarkdown.
+	Kind string
+	// Title is the text after "// %%" ("" if none).
+	Title string
+	// Source is the cell text; for markdown cells, without the comment markers.
+	Source string
+	// Tags are the cell's tags ("parameters", "injected-parameters", ...).
+	Tags []string
+	// Line is the line in the file of the first line of Source (for an empty
+	// cell, the line after its marker); 0 for cells not from the file.
+	Line int
+}
+
+// HasTag reports whether the cell has tag t.
+func (c *Cell) HasTag(t string) bool {
+	for _, x := range c.Tags {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// Notebook is a parsed notebook file.
+type Notebook struct {
+	// Path is the file the notebook was read from (the name given to
+	// ParseSource).
+	Path string
+	// Header is the text before the first cell marker (build tag, comments).
+	Header string
+	// Cells are the cells in file order.
+	Cells []Cell
+	// Params are the parameters applied by ApplyParams (nil if none).
+	Params map[string]string
+}
+
+// Parse reads and parses a notebook file.
+func Parse(path string) (*Notebook, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("kernel: parse notebook: %w", err)
+	}
+	return ParseSource(path, b)
+}
+
+var (
+	markerRE = regexp.MustCompile(`^//\s?%%(\s.*)?$`)
+	tagsRE   = regexp.MustCompile(`\btags\s*=\s*(\[[^\]]*\])`)
+	typeRE   = regexp.MustCompile(`^\[([a-zA-Z-]+)\]`)
+)
+
+// ParseSource parses a notebook in jupytext's percent format; name is used
+// in errors and as the notebook's Path.
+func ParseSource(name string, src []byte) (*Notebook, error) {
+	nb := &Notebook{Path: name}
+	lines := strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
+	var header []string
+	var cur *Cell
+	var body []string
+	bodyStart := 0
+	flush := func() error {
+		if cur == nil {
+			return nil
+		}
+		// Trim blank lines at both ends.
+		start, end := 0, len(body)
+		for start < end && strings.TrimSpace(body[start]) == "" {
+			start++
+		}
+		for end > start && strings.TrimSpace(body[end-1]) == "" {
+			end--
+		}
+		cur.Line = bodyStart + start
+		if start == end {
+			cur.Line = bodyStart
+		}
+		text := body[start:end]
+		if cur.Kind == KindMarkdown {
+			md := make([]string, len(text))
+			for i, l := range text {
+				t := strings.TrimSpace(l)
+				switch {
+				case t == "":
+					md[i] = ""
+				case strings.HasPrefix(t, "// "):
+					md[i] = t[3:]
+				case strings.HasPrefix(t, "//"):
+					md[i] = t[2:]
+				default:
+					return fmt.Errorf("kernel: parse %s:%d: markdown cell: line is not a // comment", name, cur.Line+i)
+				}
+			}
+			text = md
+		}
+		cur.Source = strings.Join(text, "\n")
+		nb.Cells = append(nb.Cells, *cur)
+		cur = nil
+		return nil
+	}
+	for i, l := range lines {
+		lineNo := i + 1
+		m := markerRE.FindStringSubmatch(strings.TrimRight(l, " \t"))
+		if m == nil {
+			if cur == nil {
+				header = append(header, l)
+			} else {
+				body = append(body, l)
+			}
+			continue
+		}
+		if err := flush(); err != nil {
+			return nil, err
+		}
+		c, err := parseMarker(strings.TrimSpace(m[1]))
+		if err != nil {
+			return nil, fmt.Errorf("kernel: parse %s:%d: %w", name, lineNo, err)
+		}
+		cur = c
+		body = body[:0]
+		bodyStart = lineNo + 1
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	nb.Header = strings.TrimRight(strings.Join(header, "\n"), "\n")
+	if len(nb.Cells) == 0 {
+		return nil, fmt.Errorf("kernel: parse %s: no cells (a cell starts with a \"// %%%%\" line)", name)
+	}
+	return nb, nil
+}
+
+// parseMarker reads what follows "// %%": an optional [type], a title and
+// jupytext metadata (only tags=[...] is used).
+func parseMarker(rest string) (*Cell, error) {
+	c := &Cell{Kind: KindCode}
+	if m := typeRE.FindStringSubmatch(rest); m != nil {
+		switch strings.ToLower(m[1]) {
+		case "markdown", "md":
+			c.Kind = KindMarkdown
+		case "parameters":
+			c.Tags = append(c.Tags, TagParameters)
+		default:
+			return nil, fmt.Errorf("unknown cell type [%s] (want [markdown] or [parameters])", m[1])
+		}
+		rest = strings.TrimSpace(rest[len(m[0]):])
+	}
+	if m := tagsRE.FindStringSubmatchIndex(rest); m != nil {
+		var tags []string
+		if err := json.Unmarshal([]byte(rest[m[2]:m[3]]), &tags); err != nil {
+			return nil, fmt.Errorf("cell tags %s: want a JSON list of strings: %w", rest[m[2]:m[3]], err)
+		}
+		for _, t := range tags {
+			if !c.HasTag(t) {
+				c.Tags = append(c.Tags, t)
+			}
+		}
+		rest = strings.TrimSpace(rest[:m[0]] + rest[m[1]:])
+	}
+	c.Title = rest
+	return c, nil
+}
+
+// paramCell returns the index of the parameters cell, or -1.
+func (nb *Notebook) paramCell() int {
+	for i := range nb.Cells {
+		if nb.Cells[i].Kind == KindCode && nb.Cells[i].HasTag(TagParameters) {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,116 @@
+package kernel
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// report renders a run as a Markdown report: title, parameters and run time,
+// markdown cells verbatim, code in ```go fences, streams in plain fences,
+// markdown displays inline, PNGs as images next to the report, errors with
+// their cell coordinate.
+func report(res *RunResult) string {
+	nb := res.Notebook
+	var b strings.Builder
+	title := nb.Title()
+	fmt.Fprintf(&b, "# %s\n\n", title)
+	titleDone := false // the heading the title came from is not repeated
+	params := "none"
+	if len(nb.Params) > 0 {
+		keys := make([]string, 0, len(nb.Params))
+		for k := range nb.Params {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for i, k := range keys {
+			keys[i] = "`" + k + "=" + nb.Params[k] + "`"
+		}
+		params = strings.Join(keys, ", ")
+	}
+	status := "ok"
+	if res.Err != nil {
+		status = "failed"
+	}
+	fmt.Fprintf(&b, "_Notebook `%s` · parameters: %s · ran %s · %s · %s_\n\n",
+		filepath.Base(nb.Path), params, res.Started.UTC().Format(time.RFC3339), res.Duration.Round(time.Millisecond), status)
+
+	for i, c := range nb.Cells {
+		if c.Kind == KindMarkdown {
+			src := c.Source
+			if !titleDone {
+				src, titleDone = dropHeading(src, title)
+			}
+			if src = strings.Trim(src, "\n"); src != "" {
+				b.WriteString(src + "\n\n")
+			}
+			continue
+		}
+		b.WriteString(fence(c.Source, "go"))
+		r := res.Results[i]
+		if r == nil {
+			b.WriteString("_(not executed)_\n\n")
+			continue
+		}
+		for _, o := range r.Outputs {
+			switch o.Kind {
+			case OutStdout:
+				b.WriteString(fence(o.Text, ""))
+			case OutStderr:
+				b.WriteString("stderr:\n\n" + fence(o.Text, ""))
+			case OutDisplay:
+				d := o.Display
+				switch {
+				case d.PNG != nil:
+					fmt.Fprintf(&b, "![%s](%s)\n\n", d.Name, d.Name)
+				case d.Markdown != "":
+					b.WriteString(strings.TrimRight(d.Markdown, "\n") + "\n\n")
+				default:
+					b.WriteString(fence(d.Text, ""))
+				}
+			}
+		}
+		if r.Value != "" {
+			fmt.Fprintf(&b, "Out[%d]:\n\n%s", r.Count, fence(r.Value, ""))
+		}
+		if r.Err != nil {
+			b.WriteString("**Error**\n\n" + fence(strings.Join(traceback(r.Err), "\n"), ""))
+		}
+	}
+	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+// dropHeading removes the first heading line of src if its text is title.
+func dropHeading(src, title string) (string, bool) {
+	lines := strings.Split(src, "\n")
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "#") {
+			if strings.TrimSpace(strings.TrimLeft(t, "#")) != title {
+				return src, false
+			}
+			return strings.Join(append(lines[:i:i], lines[i+1:]...), "\n"), true
+		}
+	}
+	return src, false
+}
+
+// fence wraps text in a code fence longer than any backtick run inside it.
+func fence(text, lang string) string {
+	n := 3
+	run := 0
+	for _, r := range text {
+		if r == '`' {
+			run++
+			if run >= n {
+				n = run + 1
+			}
+		} else {
+			run = 0
+		}
+	}
+	f := strings.Repeat("`", n)
+	return f + lang + "\n" + strings.TrimRight(text, "\n") + "\n" + f + "\n\n"
+}

@@ -1,0 +1,147 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/traefik/yaegi/interp"
+)
+
+// RunOptions configures Run.
+type RunOptions struct {
+	// OutDir receives <base>.ipynb, <base>.md and the files cells display
+	// (PNGs); "" means the notebook's directory.
+	OutDir string
+	// Symbols are the extra symbol tables of the session (see Options).
+	Symbols []interp.Exports
+	// Stdout and Stderr, when set, receive a live copy of the cells' output.
+	Stdout, Stderr io.Writer
+}
+
+// RunResult is the outcome of Run.
+type RunResult struct {
+	// Notebook is the notebook that ran.
+	Notebook *Notebook
+	// Results has one entry per cell of Notebook.Cells: nil for markdown
+	// cells and for code cells not executed (after an error).
+	Results []*CellResult
+	// Started is when the run started; Duration how long it took.
+	Started  time.Time
+	Duration time.Duration
+	// Ipynb and Report are the paths of the files written.
+	Ipynb, Report string
+	// Err is the first cell error (a *CellError), or nil.
+	Err error
+}
+
+// Run executes the code cells of nb in order in a fresh Session, stopping at
+// the first cell error, then writes <base>.ipynb and <base>.md (base is the
+// notebook file name without ".go") into opts.OutDir. It returns the cell
+// error (a *CellError with File and FileLine set) after writing the outputs;
+// the result is non-nil whenever the outputs were written.
+func Run(ctx context.Context, nb *Notebook, opts RunOptions) (*RunResult, error) {
+	outDir := opts.OutDir
+	if outDir == "" {
+		outDir = filepath.Dir(nb.Path)
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, fmt.Errorf("kernel: run %s: %w", nb.Path, err)
+	}
+	absOut, err := filepath.Abs(outDir)
+	if err != nil {
+		return nil, fmt.Errorf("kernel: run %s: %w", nb.Path, err)
+	}
+	s, err := NewSession(Options{Symbols: opts.Symbols, Dir: absOut, Stdout: opts.Stdout, Stderr: opts.Stderr})
+	if err != nil {
+		return nil, fmt.Errorf("kernel: run %s: %w", nb.Path, err)
+	}
+	res := &RunResult{Notebook: nb, Results: make([]*CellResult, len(nb.Cells)), Started: time.Now()}
+	for i := range nb.Cells {
+		c := &nb.Cells[i]
+		if c.Kind != KindCode {
+			continue
+		}
+		r := s.Exec(ctx, c.Source)
+		res.Results[i] = r
+		if r.Err != nil {
+			var ce *CellError
+			if errors.As(r.Err, &ce) {
+				ce.File = nb.Path
+				if c.Line > 0 && ce.Line > 0 {
+					ce.FileLine = c.Line + ce.Line - 1
+				}
+			}
+			res.Err = r.Err
+			break
+		}
+	}
+	res.Duration = time.Since(res.Started)
+
+	base := strings.TrimSuffix(filepath.Base(nb.Path), ".go")
+	res.Ipynb = filepath.Join(outDir, base+".ipynb")
+	res.Report = filepath.Join(outDir, base+".md")
+	nbJSON, err := ipynb(res)
+	if err != nil {
+		return nil, fmt.Errorf("kernel: run %s: write %s: %w", nb.Path, res.Ipynb, err)
+	}
+	if err := os.WriteFile(res.Ipynb, nbJSON, 0o644); err != nil {
+		return nil, fmt.Errorf("kernel: run %s: %w", nb.Path, err)
+	}
+	if err := os.WriteFile(res.Report, []byte(report(res)), 0o644); err != nil {
+		return nil, fmt.Errorf("kernel: run %s: %w", nb.Path, err)
+	}
+	return res, res.Err
+}
+
+// Title is the text of the first Markdown heading of the notebook, or the
+// file name without ".go".
+func (nb *Notebook) Title() string {
+	for _, c := range nb.Cells {
+		if c.Kind != KindMarkdown {
+			continue
+		}
+		for _, l := range strings.Split(c.Source, "\n") {
+			if t := strings.TrimSpace(l); strings.HasPrefix(t, "#") {
+				return strings.TrimSpace(strings.TrimLeft(t, "#"))
+			}
+		}
+	}
+	return strings.TrimSuffix(filepath.Base(nb.Path), ".go")
+}
+
+// ename names a cell error for Jupyter.
+func ename(err error) string {
+	var ce *CellError
+	if !errors.As(err, &ce) {
+		return "Error"
+	}
+	switch ce.Kind {
+	case "syntax":
+		return "SyntaxError"
+	case "compile":
+		return "CompileError"
+	case "panic":
+		return "Panic"
+	case "interrupted":
+		return "Interrupted"
+	}
+	return "Error"
+}
+
+// traceback lists the error line then the panic frames.
+func traceback(err error) []string {
+	tb := []string{err.Error()}
+	var ce *CellError
+	if errors.As(err, &ce) {
+		for _, t := range ce.Trace {
+			tb = append(tb, "  "+t)
+		}
+	}
+	return tb
+}
