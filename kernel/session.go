@@ -99,6 +99,7 @@ type Session struct {
 	stderr  io.Writer       // the stderr writer given to yaegi
 	stdout  io.Writer       // the stdout writer given to yaegi
 	hoists  int             // statements hoisted into funcs so far (see hoist.go)
+	consts  map[string]bool // const names declared by earlier cells
 }
 
 type defn struct {
@@ -124,6 +125,7 @@ func NewSession(opts Options) (*Session, error) {
 		imports: map[string]int{},
 		types:   map[string]defn{},
 		funcs:   map[string]defn{},
+		consts:  map[string]bool{},
 	}
 	s.stdout = &streamWriter{s: s, kind: OutStdout, echo: opts.Stdout}
 	s.stderr = &streamWriter{s: s, kind: OutStderr, echo: opts.Stderr}
@@ -277,6 +279,7 @@ type prepared struct {
 	types      map[string]string
 	funcs      map[string]string
 	funcLines  map[string]int
+	consts     []string // const names declared (vars are in interp.Globals)
 }
 
 // Exec runs one cell. It never panics on bad cell code: compile errors,
@@ -353,6 +356,7 @@ func (s *Session) exec(ctx context.Context, n int, src string) (string, *CellErr
 			rv, err := s.eval(ctx, u.text)
 			if err != nil {
 				cerr := s.evalError(ctx, n, p.chunk, u.line, err)
+				s.explainLoop(cerr, u.text)
 				if cerr.Kind != "compile" && p.chunk.Kind != ChunkStmt {
 					s.commit(n, p) // the declarations exist; a var initializer failed
 				}
@@ -454,6 +458,12 @@ func (s *Session) prepare(n int, c Chunk, localImports map[string]bool) (*prepar
 					}
 					localImports[key] = true
 					p.imports = append(p.imports, key)
+				case *ast.ValueSpec:
+					if d.Tok == token.CONST {
+						for _, id := range sp.Names {
+							p.consts = append(p.consts, id.Name)
+						}
+					}
 				case *ast.TypeSpec:
 					tname := sp.Name.Name
 					def := nodeText(fset, sp)
@@ -499,6 +509,9 @@ func (s *Session) commit(n int, p *prepared) {
 	}
 	for k, t := range p.types {
 		s.types[k] = defn{cell: n, text: t}
+	}
+	for _, c := range p.consts {
+		s.consts[c] = true
 	}
 	for k, t := range p.funcs {
 		if old, ok := s.funcs[k]; ok && old.text != t {
@@ -567,7 +580,7 @@ func positioned(n int, c Chunk, line int, kind string, err error) *CellError {
 		msg = rest
 	}
 	msg = cleanMsg(msg)
-	if strings.Contains(msg, "constant definition loop") || strings.Contains(msg, "undefined: min") || strings.Contains(msg, "undefined: max") {
+	if strings.Contains(msg, "undefined: min") || strings.Contains(msg, "undefined: max") {
 		if strings.Contains(c.Source, "min(") || strings.Contains(c.Source, "max(") {
 			msg += " (the min and max builtins are not available in yaegi v0.16.1)"
 		}

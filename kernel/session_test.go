@@ -278,3 +278,23 @@ func TestMultiValueDefineInNestedBlock(t *testing.T) {
 		t.Fatalf("error = %v, want cell line 4 naming undefinedThing", r.Err)
 	}
 }
+
+// TestUndefinedNameAtTopLevel: yaegi reports `z := undefinedName + y` as a
+// "constant definition loop"; the kernel names the undefined identifier.
+func TestUndefinedNameAtTopLevel(t *testing.T) {
+	cases := []struct {
+		desc, setup, src, want string
+	}{
+		{"define", "y := 2", "z := undefinedName + y", "undefined: undefinedName"},
+		{"known names are not reported", "import \"fmt\"\nimport \"math/rand/v2\"\nconst c = 3\ntype T struct{ A int }\nfunc f() int { return 1 }\nv := 4",
+			"w := T{A: f() + c + v + rand.IntN(2) + len(fmt.Sprint(1))} \nq := missing1 + w.A + missing2", "undefined: missing1, missing2"},
+	}
+	for _, c := range cases {
+		s := newTestSession(t)
+		r := run(t, s, c.setup, c.src)
+		ce := cellErr(t, r)
+		if ce.Msg != c.want {
+			t.Errorf("%s: message %q, want %q", c.desc, ce.Msg, c.want)
+		}
+	}
+}
