@@ -1,9 +1,11 @@
 package retrieval
 
 import (
+	"container/heap"
 	"context"
 	"math"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/memlab/memlab/datasets"
@@ -71,6 +73,9 @@ type bm25Index struct {
 	docLen   []int
 	lenSum   []int64 // lenSum[c] = total length of documents < c
 	postings map[string][]posting
+	// scratch holds []float64 score accumulators of len(docLen), all zero
+	// between searches, so concurrent searches allocate nothing per query.
+	scratch sync.Pool
 }
 
 func newBM25Index(traces []datasets.Trace, p BM25Params) *bm25Index {
@@ -125,6 +130,28 @@ type scoredDoc struct {
 	score     float64
 }
 
+// better orders search results: higher score first, then corpus order.
+func better(a, b scoredDoc) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.corpusIdx < b.corpusIdx
+}
+
+// docHeap is a min-heap whose root is the worst of the kept results.
+type docHeap []scoredDoc
+
+func (h docHeap) Len() int           { return len(h) }
+func (h docHeap) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h docHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *docHeap) Push(x any)        { *h = append(*h, x.(scoredDoc)) }
+func (h *docHeap) Pop() any {
+	old := *h
+	v := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return v
+}
+
 // search scores the documents < cutoff against the query tokens and returns
 // the k best with a positive score, by score descending then corpus order.
 // Each occurrence of a query token contributes, as in rank_bm25's
@@ -139,7 +166,17 @@ func (x *bm25Index) search(ctx context.Context, query []string, cutoff, k int) (
 		return nil, nil
 	}
 	avgdl := float64(x.lenSum[cutoff]) / float64(cutoff)
-	scores := map[int32]float64{}
+	scores, _ := x.scratch.Get().([]float64)
+	if len(scores) != len(x.docLen) {
+		scores = make([]float64, len(x.docLen))
+	}
+	var touched []int32
+	defer func() {
+		for _, d := range touched {
+			scores[d] = 0
+		}
+		x.scratch.Put(scores)
+	}()
 	steps := 0
 	for _, t := range query {
 		pl := x.postings[t]
@@ -156,26 +193,27 @@ func (x *bm25Index) search(ctx context.Context, query []string, cutoff, k int) (
 			}
 			tf := float64(po.tf)
 			norm := x.p.K1 * (1 - x.p.B + x.p.B*float64(x.docLen[po.doc])/avgdl)
+			if scores[po.doc] == 0 { // every term adds a positive amount
+				touched = append(touched, po.doc)
+			}
 			scores[po.doc] += idf * tf * (x.p.K1 + 1) / (tf + norm)
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := make([]scoredDoc, 0, len(scores))
-	for doc, s := range scores {
-		if s > 0 {
-			out = append(out, scoredDoc{corpusIdx: x.order[doc], score: s})
+	// Keep the k best in a min-heap ordered by worse-first, then sort those.
+	top := make(docHeap, 0, min(k, len(touched)))
+	for _, d := range touched {
+		sd := scoredDoc{corpusIdx: x.order[d], score: scores[d]}
+		if len(top) < k {
+			heap.Push(&top, sd)
+		} else if better(sd, top[0]) {
+			top[0] = sd
+			heap.Fix(&top, 0)
 		}
 	}
-	sort.Slice(out, func(a, b int) bool {
-		if out[a].score != out[b].score {
-			return out[a].score > out[b].score
-		}
-		return out[a].corpusIdx < out[b].corpusIdx
-	})
-	if len(out) > k {
-		out = out[:k]
-	}
+	out := []scoredDoc(top)
+	sort.Slice(out, func(a, b int) bool { return better(out[a], out[b]) })
 	return out, nil
 }

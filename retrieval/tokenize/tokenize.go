@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 type class int
@@ -33,6 +34,15 @@ func isCJK(r rune) bool {
 }
 
 func classify(r rune) class {
+	if r < 0x80 { // ASCII fast path: most text, and no range-table lookups
+		switch {
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
+			return classWord
+		case r == '\'':
+			return classApos
+		}
+		return classOther
+	}
 	switch {
 	case isCJK(r):
 		return classCJK
@@ -48,45 +58,83 @@ func classify(r rune) class {
 // overlapping character bigrams (see the package doc). It returns nil for a
 // string without any word.
 func Tokens(s string) []string {
-	rs := []rune(s)
-	for i, r := range rs {
-		rs[i] = fold(r)
-	}
 	var out []string
-	for i := 0; i < len(rs); {
-		switch classify(rs[i]) {
+	var run []rune // a CJK run
+	var buf []byte // a word that differs from its source bytes
+	for i := 0; i < len(s); {
+		r, n := next(s, i)
+		switch classify(r) {
 		case classCJK:
-			j := i
-			for j < len(rs) && classify(rs[j]) == classCJK {
-				j++
+			run = run[:0]
+			for i < len(s) {
+				r, n = next(s, i)
+				if classify(r) != classCJK {
+					break
+				}
+				run = append(run, r)
+				i += n
 			}
-			out = appendBigrams(out, rs[i:j])
-			i = j
+			out = appendBigrams(out, run)
 		case classWord:
-			var b strings.Builder
-			j := i
-			for j < len(rs) {
-				c := classify(rs[j])
-				if c == classWord {
-					b.WriteRune(unicode.ToLower(rs[j]))
-					j++
+			// plain stays true while the word's bytes are already its token
+			// (lowercase ASCII, digits, ASCII apostrophes): then the token is
+			// a substring of s and costs no allocation.
+			start, plain := i, true
+			buf = buf[:0]
+			for i < len(s) {
+				r, n = next(s, i)
+				c := classify(r)
+				if c == classApos {
+					// An apostrophe joins two word runes: don't, o'clock, rock'n'roll.
+					if i+n >= len(s) {
+						break
+					}
+					if r2, _ := next(s, i+n); classify(r2) != classWord {
+						break
+					}
+					plain = plain && n == 1 && s[i] == '\''
+					buf = append(buf, '\'')
+					i += n
 					continue
 				}
-				// An apostrophe joins two word runes: don't, o'clock, rock'n'roll.
-				if c == classApos && j+1 < len(rs) && classify(rs[j+1]) == classWord {
-					b.WriteByte('\'')
-					j++
-					continue
+				if c != classWord {
+					break
 				}
-				break
+				lr := lower(r)
+				plain = plain && n == 1 && lr == rune(s[i])
+				buf = utf8.AppendRune(buf, lr)
+				i += n
 			}
-			out = append(out, b.String())
-			i = j
+			if plain {
+				out = append(out, s[start:i])
+			} else {
+				out = append(out, string(buf))
+			}
 		default:
-			i++
+			i += n
 		}
 	}
 	return out
+}
+
+// next decodes the rune at byte offset i of s, folded (see fold), and its
+// size in bytes. Invalid UTF-8 gives utf8.RuneError of size 1.
+func next(s string, i int) (rune, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	return fold(r), n
+}
+
+func lower(r rune) rune {
+	if r < utf8.RuneSelf {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}
+	return unicode.ToLower(r)
 }
 
 func appendBigrams(out []string, run []rune) []string {
