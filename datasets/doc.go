@@ -9,10 +9,17 @@
 // # Loaders
 //
 // Load detects the format of a path (a CloneMem persona file or directory, a
-// KnowMe-Bench dataset directory) and applies the right loader. Loaders never
-// drop data silently: every defect goes to the Dataset's validation Report
-// with its file and JSON path. Malformed JSON is an error naming file, line
-// and column.
+// KnowMe-Bench dataset directory) and applies the right loader; LoadFS does
+// the same on any fs.FS, and Sample loads the bundled sample personas. Loaders
+// never drop data silently: every defect goes to the Dataset's validation
+// Report with its file and JSON path. Malformed JSON is an error naming file,
+// line and column.
+//
+// # Reports and statistics
+//
+// WriteValidation prints the counts and the validation report (what `memlab
+// datasets validate` shows); ComputeStats and WriteStats give counts by task,
+// dimension and medium, the time span and a token estimate.
 //
 // # Temporal admission
 //
