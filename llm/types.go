@@ -49,6 +49,10 @@ type ChatRequest struct {
 	ResponseFormat string
 	JSONSchema     string
 	SchemaName     string
+	// Sample numbers repeated draws of the same request (at temperature > 0
+	// a judge sampled N times makes N calls). It is part of the cache key and
+	// is not sent.
+	Sample int
 }
 
 // Usage counts tokens of one call as the server reported them.

@@ -5,6 +5,8 @@
 //	memlab run [-o DIR] [-p name=value]... NOTEBOOK.go
 //	memlab datasets validate [-strict] [-max N] PATH
 //	memlab datasets stats PATH
+//	memlab cache stats|clear [-older-than D] [-path FILE]
+//	memlab fake-openai [-addr HOST:PORT] [server options]
 //	memlab version
 //
 // run executes a notebook (Go source with jupytext "percent" cell markers,
@@ -22,6 +24,18 @@
 // given; it exits 1 when the dataset cannot be loaded. datasets stats prints
 // counts by task, type, dimension and medium, the time span and a token
 // estimate. PATH "sample" names the bundled sample.
+//
+// Model calls go through a durable SQLite cache ($MEMLAB_CACHE, else
+// memlab/calls.db under the user cache directory): cache stats shows its
+// entries by kind and model, cache clear removes all entries or those older
+// than -older-than. Endpoints come from OPENAI_BASE_URL / OPENAI_API_KEY or
+// the config file named by MEMLAB_CONFIG (format: see package llm); with
+// neither, notebooks run offline. After a run that called models, the calls,
+// cache hits, failures, tokens and estimated cost are printed per role and
+// model.
+//
+// fake-openai serves the in-repo fake OpenAI-compatible server (scripted
+// answers, latency, faults) for smoke tests: point OPENAI_BASE_URL at it.
 //
 // Errors are printed once, as "memlab <command>: <error>". Usage errors exit 2.
 package main
@@ -45,6 +59,8 @@ const usage = `usage:
   memlab run [-o DIR] [-p name=value]... NOTEBOOK.go
   memlab datasets validate [-strict] [-max N] PATH
   memlab datasets stats PATH
+  memlab cache stats|clear [-older-than D] [-path FILE]
+  memlab fake-openai [-addr HOST:PORT] [server options, see -h]
   memlab version
 `
 
@@ -68,6 +84,13 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		if len(rest) > 0 {
 			cmd += " " + rest[0]
 		}
+	case "cache":
+		err = cmdCache(rest, stdout)
+		if len(rest) > 0 {
+			cmd += " " + rest[0]
+		}
+	case "fake-openai":
+		err = cmdFakeOpenAI(rest, stderr)
 	case "version":
 		err = cmdVersion(stdout)
 	case "help", "-h", "-help", "--help":

@@ -63,6 +63,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		Stdout:  stdout,
 		Stderr:  stderr,
 	})
+	printUsage(stderr)
 	if res != nil && res.Ipynb != "" {
 		fmt.Fprintf(stderr, "memlab run: wrote %s and %s (%.1fs)\n", res.Ipynb, res.Report, res.Duration.Seconds())
 	}

@@ -1,0 +1,75 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Check verifies, before any work starts, that every configured role's
+// endpoint answers and knows the role's model: one GET /models per endpoint
+// replica, with the endpoint's timeout and no retries. The error names the
+// endpoint, the URL and what went wrong (unreachable, wrong key, unknown
+// model); a server that does not list models is taken at its word.
+func (c *Client) Check(ctx context.Context) error {
+	var problems []string
+	roles := make([]string, 0, len(c.cfg.Roles))
+	for r := range c.cfg.Roles {
+		roles = append(roles, r)
+	}
+	sort.Strings(roles)
+	listed := map[string]map[string]bool{} // base URL -> models
+	for _, role := range roles {
+		rm := c.cfg.Roles[role]
+		rt := c.endpoints[rm.Endpoint]
+		for i, rep := range rt.replicas {
+			url := rt.ep.BaseURLs[i]
+			models, ok := listed[url]
+			if !ok {
+				actx, cancel := context.WithTimeout(ctx, rt.ep.Timeout)
+				actx, info := withAttemptInfo(actx)
+				list, err := rep.client.ListModels(actx)
+				cancel()
+				if err != nil {
+					e := classify(err, info, rt, rm.Model, 1)
+					if errors.Is(err, context.DeadlineExceeded) {
+						e.Kind = ErrTimeout
+					}
+					msg := e.Message
+					if k := rt.ep.apiKey(); k != "" {
+						msg = strings.ReplaceAll(msg, k, "[redacted]")
+					}
+					problems = append(problems, fmt.Sprintf("endpoint %q (%s): %s: %s", rt.ep.Name, url, e.Kind, msg))
+					listed[url] = nil
+					continue
+				}
+				models = map[string]bool{}
+				for _, m := range list.Models {
+					models[m.ID] = true
+				}
+				listed[url] = models
+			}
+			if models != nil && len(models) > 0 && !models[rm.Model] {
+				problems = append(problems, fmt.Sprintf("endpoint %q (%s) does not serve model %q for role %s", rt.ep.Name, url, rm.Model, role))
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("llm: endpoint check failed (%s):\n  %s", c.cfg.Source, strings.Join(uniq(problems), "\n  "))
+	}
+	return nil
+}
+
+func uniq(ss []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

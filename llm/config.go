@@ -1,0 +1,380 @@
+package llm
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config names the endpoints memlab may call and maps each role to a model
+// on one of them. It never needs to hold a key: an endpoint names the
+// environment variable its key comes from.
+//
+// # File format
+//
+// One setting per line, `#` starts a comment, sections in brackets:
+//
+//	# ~/.config/memlab/models.conf
+//	[endpoint vllm]
+//	base_url = http://10.0.0.5:8000/v1, http://10.0.0.6:8000/v1  # replicas share the load
+//	api_key_env = VLLM_API_KEY   # the key is read from this variable ("" = no key)
+//	max_concurrency = 32         # calls in flight at once (default 8)
+//	requests_per_minute = 600    # 0 = unlimited (default)
+//	tokens_per_minute = 400000   # prompt + completion tokens; 0 = unlimited
+//	timeout = 60s                # per attempt (default 120s)
+//	max_attempts = 6             # retries on 429, 5xx, timeouts and broken connections (default 6)
+//
+//	[role backbone]
+//	endpoint = vllm
+//	model = Qwen2.5-7B-Instruct
+//
+//	[role judge]
+//	endpoint = openai
+//	model = gpt-4o-mini-2024-07-18
+//
+//	[prices]                     # USD per million tokens: prompt, completion
+//	gpt-4o-mini-2024-07-18 = 0.15, 0.60
+//
+// Roles are embedder, extractor, backbone and judge. An endpoint's key may
+// also be written inline as `api_key = ...`; then keep the file out of
+// version control. Keys never reach the cache, a run record, a notebook
+// output or a log.
+type Config struct {
+	// Source is the file the config came from, or "environment".
+	Source    string
+	Endpoints map[string]*Endpoint
+	Roles     map[string]RoleModel
+	// Prices maps a model to its price per million tokens.
+	Prices map[string]Price
+}
+
+// Endpoint is one OpenAI-compatible server (or a set of replicas).
+type Endpoint struct {
+	Name     string
+	BaseURLs []string
+	// KeyEnv names the environment variable holding the key.
+	KeyEnv string
+	// key is the resolved key, behind a pointer so that printing an
+	// Endpoint (even with %+v) shows an address, never the key.
+	key               *secret
+	MaxConcurrency    int
+	RequestsPerMinute int
+	TokensPerMinute   int
+	Timeout           time.Duration
+	MaxAttempts       int
+	line              int // where the section starts, for messages
+}
+
+// secret holds an API key.
+type secret struct{ value string }
+
+// apiKey returns the endpoint's key, "" when it has none.
+func (e *Endpoint) apiKey() string {
+	if e.key == nil {
+		return ""
+	}
+	return e.key.value
+}
+
+func (e *Endpoint) setKey(k string) {
+	if k == "" {
+		e.key = nil
+		return
+	}
+	e.key = &secret{value: k}
+}
+
+// HasKey reports whether a key was found for the endpoint.
+func (e *Endpoint) HasKey() bool { return e.apiKey() != "" }
+
+// RoleModel is the model a role uses, on a named endpoint.
+type RoleModel struct {
+	Endpoint string
+	Model    string
+}
+
+// Price is a model's price in USD per million prompt and completion tokens.
+type Price struct {
+	Prompt, Completion float64
+}
+
+// Roles lists the known roles.
+func Roles() []string { return []string{RoleEmbedder, RoleExtractor, RoleBackbone, RoleJudge} }
+
+// Default models of the environment-only configuration.
+var defaultModels = map[string]string{
+	RoleEmbedder:  "text-embedding-3-small",
+	RoleExtractor: "gpt-4o-mini",
+	RoleBackbone:  "gpt-4o-mini",
+	RoleJudge:     "gpt-4o-mini",
+}
+
+func newEndpoint(name string, line int) *Endpoint {
+	return &Endpoint{Name: name, MaxConcurrency: 8, Timeout: 120 * time.Second, MaxAttempts: 6, line: line}
+}
+
+// LoadConfig reads a config file. Errors name the file and line.
+func LoadConfig(path string) (*Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("llm: config: %w", err)
+	}
+	defer f.Close()
+	return ParseConfig(path, f, os.Getenv)
+}
+
+// ParseConfig parses the config format from r; name is used in messages and
+// getenv resolves api_key_env.
+func ParseConfig(name string, r io.Reader, getenv func(string) string) (*Config, error) {
+	c := &Config{Source: name, Endpoints: map[string]*Endpoint{}, Roles: map[string]RoleModel{}, Prices: map[string]Price{}}
+	type section struct{ kind, name string }
+	var cur section
+	var ep *Endpoint
+	var role *RoleModel
+	roleLines := map[string]int{}
+	sc := bufio.NewScanner(r)
+	n := 0
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("llm: config %s:%d: %s", name, n, fmt.Sprintf(format, a...))
+	}
+	flushRole := func() {
+		if role != nil {
+			c.Roles[cur.name] = *role
+			role = nil
+		}
+	}
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		if i := strings.Index(line, "#"); i >= 0 {
+			line = line[:i]
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "[") {
+			if !strings.HasSuffix(line, "]") {
+				return nil, bad("malformed section header %q: want [endpoint NAME], [role ROLE] or [prices]", line)
+			}
+			flushRole()
+			ep = nil
+			fields := strings.Fields(strings.TrimSuffix(strings.TrimPrefix(line, "["), "]"))
+			switch {
+			case len(fields) == 2 && fields[0] == "endpoint":
+				if _, dup := c.Endpoints[fields[1]]; dup {
+					return nil, bad("endpoint %q defined twice", fields[1])
+				}
+				ep = newEndpoint(fields[1], n)
+				c.Endpoints[fields[1]] = ep
+			case len(fields) == 2 && fields[0] == "role":
+				if !knownRole(fields[1]) {
+					return nil, bad("unknown role %q (known: %s)", fields[1], strings.Join(Roles(), ", "))
+				}
+				if _, dup := roleLines[fields[1]]; dup {
+					return nil, bad("role %q defined twice", fields[1])
+				}
+				roleLines[fields[1]] = n
+				role = &RoleModel{}
+			case len(fields) == 1 && fields[0] == "prices":
+			default:
+				return nil, bad("unknown section %q: want [endpoint NAME], [role ROLE] or [prices]", line)
+			}
+			cur = section{}
+			if len(fields) > 0 {
+				cur.kind = fields[0]
+			}
+			if len(fields) > 1 {
+				cur.name = fields[1]
+			}
+			continue
+		}
+		key, value, ok := strings.Cut(line, "=")
+		if !ok {
+			return nil, bad("malformed line %q: want key = value", line)
+		}
+		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+		switch cur.kind {
+		case "endpoint":
+			if err := setEndpoint(ep, key, value, getenv); err != nil {
+				return nil, bad("endpoint %q: %v", ep.Name, err)
+			}
+		case "role":
+			switch key {
+			case "endpoint":
+				role.Endpoint = value
+			case "model":
+				role.Model = value
+			default:
+				return nil, bad("role %q: unknown setting %q (known: endpoint, model)", cur.name, key)
+			}
+		case "prices":
+			p, err := parsePrice(value)
+			if err != nil {
+				return nil, bad("price of %q: %v", key, err)
+			}
+			c.Prices[key] = p
+		default:
+			return nil, bad("setting %q outside a section", key)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("llm: config %s: %w", name, err)
+	}
+	flushRole()
+	for _, e := range c.Endpoints {
+		if len(e.BaseURLs) == 0 {
+			return nil, fmt.Errorf("llm: config %s:%d: endpoint %q has no base_url", name, e.line, e.Name)
+		}
+	}
+	for r, rm := range c.Roles {
+		if rm.Endpoint == "" || rm.Model == "" {
+			return nil, fmt.Errorf("llm: config %s:%d: role %q needs both endpoint and model", name, roleLines[r], r)
+		}
+		if _, ok := c.Endpoints[rm.Endpoint]; !ok {
+			return nil, fmt.Errorf("llm: config %s:%d: role %q names endpoint %q, which is not defined (defined: %s)",
+				name, roleLines[r], r, rm.Endpoint, strings.Join(c.endpointNames(), ", "))
+		}
+	}
+	return c, nil
+}
+
+func setEndpoint(e *Endpoint, key, value string, getenv func(string) string) error {
+	atoi := func() (int, error) {
+		v, err := strconv.Atoi(value)
+		if err != nil || v < 0 {
+			return 0, fmt.Errorf("%s = %q: want a non-negative integer", key, value)
+		}
+		return v, nil
+	}
+	var err error
+	switch key {
+	case "base_url":
+		e.BaseURLs = nil
+		for _, u := range strings.Split(value, ",") {
+			u = strings.TrimRight(strings.TrimSpace(u), "/")
+			if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+				return fmt.Errorf("base_url %q: want an http:// or https:// URL", u)
+			}
+			e.BaseURLs = append(e.BaseURLs, u)
+		}
+	case "api_key_env":
+		e.KeyEnv = value
+		e.setKey(getenv(value))
+	case "api_key":
+		e.setKey(value)
+	case "max_concurrency":
+		e.MaxConcurrency, err = atoi()
+		if err == nil && e.MaxConcurrency == 0 {
+			err = fmt.Errorf("max_concurrency must be at least 1")
+		}
+	case "requests_per_minute":
+		e.RequestsPerMinute, err = atoi()
+	case "tokens_per_minute":
+		e.TokensPerMinute, err = atoi()
+	case "max_attempts":
+		e.MaxAttempts, err = atoi()
+		if err == nil && e.MaxAttempts == 0 {
+			err = fmt.Errorf("max_attempts must be at least 1")
+		}
+	case "timeout":
+		e.Timeout, err = time.ParseDuration(value)
+		if err != nil || e.Timeout <= 0 {
+			err = fmt.Errorf("timeout = %q: want a positive duration such as 60s", value)
+		}
+	default:
+		err = fmt.Errorf("unknown setting %q (known: base_url, api_key_env, api_key, max_concurrency, requests_per_minute, tokens_per_minute, timeout, max_attempts)", key)
+	}
+	return err
+}
+
+func parsePrice(v string) (Price, error) {
+	a, b, ok := strings.Cut(v, ",")
+	if !ok {
+		return Price{}, fmt.Errorf("%q: want PROMPT, COMPLETION (USD per million tokens)", v)
+	}
+	p, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
+	q, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
+	if err1 != nil || err2 != nil || p < 0 || q < 0 {
+		return Price{}, fmt.Errorf("%q: want two non-negative numbers", v)
+	}
+	return Price{Prompt: p, Completion: q}, nil
+}
+
+func knownRole(r string) bool {
+	for _, k := range Roles() {
+		if k == r {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Config) endpointNames() []string {
+	var names []string
+	for n := range c.Endpoints {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ConfigFromEnv builds the configuration of the environment alone:
+// OPENAI_BASE_URL (default https://api.openai.com/v1) and OPENAI_API_KEY as
+// endpoint "default", every role on it, with models from MEMLAB_<ROLE>_MODEL
+// (e.g. MEMLAB_JUDGE_MODEL) or gpt-4o-mini / text-embedding-3-small. It
+// returns nil when neither OPENAI_BASE_URL nor OPENAI_API_KEY is set: then
+// no endpoint is configured and notebooks use the offline components.
+func ConfigFromEnv(getenv func(string) string) *Config {
+	base, key := getenv("OPENAI_BASE_URL"), getenv("OPENAI_API_KEY")
+	if base == "" && key == "" {
+		return nil
+	}
+	if base == "" {
+		base = "https://api.openai.com/v1"
+	}
+	e := newEndpoint("default", 0)
+	e.BaseURLs = []string{strings.TrimRight(base, "/")}
+	e.KeyEnv = "OPENAI_API_KEY"
+	e.setKey(key)
+	c := &Config{Source: "environment", Endpoints: map[string]*Endpoint{"default": e}, Roles: map[string]RoleModel{}, Prices: map[string]Price{}}
+	for _, r := range Roles() {
+		m := getenv("MEMLAB_" + strings.ToUpper(r) + "_MODEL")
+		if m == "" {
+			m = defaultModels[r]
+		}
+		c.Roles[r] = RoleModel{Endpoint: "default", Model: m}
+	}
+	return c
+}
+
+// DefaultConfig is the configuration memlab uses when a notebook does not
+// build its own: the file named by MEMLAB_CONFIG if set, else the
+// environment (ConfigFromEnv). It returns nil, nil when nothing is
+// configured.
+func DefaultConfig() (*Config, error) {
+	if p := os.Getenv("MEMLAB_CONFIG"); p != "" {
+		return LoadConfig(p)
+	}
+	return ConfigFromEnv(os.Getenv), nil
+}
+
+// Role returns the endpoint and model of a role, or an error naming the role
+// and the configured ones.
+func (c *Config) Role(role string) (*Endpoint, string, error) {
+	rm, ok := c.Roles[role]
+	if !ok {
+		var have []string
+		for r := range c.Roles {
+			have = append(have, r)
+		}
+		sort.Strings(have)
+		return nil, "", fmt.Errorf("llm: role %q is not configured in %s (configured: %s)", role, c.Source, strings.Join(have, ", "))
+	}
+	return c.Endpoints[rm.Endpoint], rm.Model, nil
+}
