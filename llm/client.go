@@ -208,11 +208,11 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 		c.usage.record(role, model, resp.Usage, false, err)
 		return resp, c.redact(rt, err)
 	}
-	k, err := cache.Key(key)
+	reqJSON, err := cache.Canonical(key)
 	if err != nil {
 		return ChatResponse{}, fmt.Errorf("llm: cache key: %w", err)
 	}
-	reqJSON, _ := json.Marshal(key)
+	k := cache.KeyOf(reqJSON)
 	fill := func(ctx context.Context) (cache.Entry, error) {
 		e, err := call(ctx)
 		e.Request = reqJSON
@@ -327,13 +327,14 @@ func (c *Client) Embed(ctx context.Context, req EmbedRequest) (EmbedResponse, er
 		Inputs                []string
 		Dimensions            int
 	}{"embed", rt.ep.Name, model, req.Inputs, req.Dimensions}
-	k, err := cache.Key(keyParts)
+	reqJSON, err := cache.Canonical(keyParts)
 	if err != nil {
 		return EmbedResponse{}, fmt.Errorf("llm: cache key: %w", err)
 	}
+	k := cache.KeyOf(reqJSON)
 	e, hit, err := c.opts.Cache.Do(ctx, k, func(ctx context.Context) (cache.Entry, error) {
 		e, err := call(ctx)
-		e.Request, _ = json.Marshal(keyParts)
+		e.Request = reqJSON
 		return e, err
 	})
 	if err != nil {

@@ -44,6 +44,15 @@
 // same key at the same time, stores a successful result, and shares it.
 // Errors are never cached.
 //
+// # Hits
+//
+// Each entry counts how often it was served without a model call (by Get,
+// or by Do to callers that shared another caller's fill). To keep hits
+// parallel reads, the counts are kept in memory and written in one
+// transaction every 256 hits or 5 s (checked on the next hit), and by
+// Stats, Clear and Close. A killed process loses its unwritten hit counts,
+// never an entry.
+//
 // # Schema
 //
 // The file holds a meta table with the schema version and an entries table
