@@ -1,10 +1,12 @@
 package llm
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/memlab/memlab/llm/cache"
 )
@@ -66,6 +68,12 @@ func Default() (*Client, error) {
 		ch.Close()
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := cl.Check(ctx); err != nil {
+		ch.Close()
+		return nil, err
+	}
 	defaultClient, defaultCache = cl, ch
 	return cl, nil
 }
@@ -79,4 +87,18 @@ func DefaultUsage() (UsageReport, bool) {
 		return UsageReport{}, false
 	}
 	return defaultClient.Usage(), true
+}
+
+// CloseDefault closes the Default client's cache and forgets the client, so
+// that the next Default call starts afresh (a new run, a kernel restart). It
+// is safe to call when there is no default client.
+func CloseDefault() error {
+	defaultMu.Lock()
+	defer defaultMu.Unlock()
+	if defaultClient == nil {
+		return nil
+	}
+	err := defaultCache.Close()
+	defaultClient, defaultCache = nil, nil
+	return err
 }

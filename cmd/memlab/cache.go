@@ -15,8 +15,11 @@ import (
 
 // cmdCache is `memlab cache stats|clear [-older-than D] [-path FILE]`.
 func cmdCache(args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return usagef("cache needs a subcommand: stats or clear")
+	if len(args) == 0 || (args[0] != "stats" && args[0] != "clear") {
+		if len(args) == 0 {
+			return usagef("cache needs a subcommand: stats or clear")
+		}
+		return usagef("unknown cache subcommand %q (want stats or clear)", args[0])
 	}
 	fs := flag.NewFlagSet("cache "+args[0], flag.ContinueOnError)
 	path := fs.String("path", "", "cache file (default: $MEMLAB_CACHE, else the user cache directory's memlab/calls.db)")
@@ -49,7 +52,7 @@ func cmdCache(args []string, stdout io.Writer) error {
 			return err
 		}
 		return st.WriteText(stdout)
-	case "clear":
+	default: // clear
 		n, err := c.Clear(ctx, *olderThan)
 		if err != nil {
 			return err
@@ -60,8 +63,6 @@ func cmdCache(args []string, stdout io.Writer) error {
 		}
 		_, err = fmt.Fprintf(stdout, "removed %d entries (%s) from %s\n", n, what, *path)
 		return err
-	default:
-		return usagef("unknown cache subcommand %q (want stats or clear)", args[0])
 	}
 }
 

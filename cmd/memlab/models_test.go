@@ -44,8 +44,9 @@ func TestNotebookCallsModelsAndKeepsTheKeySecret(t *testing.T) {
 			t.Errorf("run %d: no usage report on stderr:\n%s", run, stderr)
 		}
 	}
-	if n := srv.Stats().Total; n != 2 {
-		t.Errorf("two runs made %d calls, want 2 (one chat, one embedding; the rerun is cached)", n)
+	st := srv.Stats()
+	if n := st.ByPath[llmtest.PathChat] + st.ByPath[llmtest.PathEmbeddings]; n != 2 {
+		t.Errorf("two runs made %d model calls, want 2 (one chat, one embedding; the rerun is cached): %v", n, st.ByPath)
 	}
 	if strings.Contains(logs.String(), sentinel) {
 		t.Error("the key reached the printed output")
@@ -65,5 +66,58 @@ func TestNotebookCallsModelsAndKeepsTheKeySecret(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestCacheCommands(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "calls.db")
+	code, _, stderr := memlab(t, "cache", "stats", "-path", path)
+	if code != 1 || !strings.Contains(stderr, "no cache at "+path) {
+		t.Errorf("stats of a missing cache: exit %d, %s", code, stderr)
+	}
+	srv, err := llmtest.Start(llmtest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL())
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("MEMLAB_CONFIG", "")
+	t.Setenv("MEMLAB_CACHE", path)
+	if code, out, errs := memlab(t, "run", "testdata/models.go", "-o", filepath.Join(dir, "out")); code != 0 {
+		t.Fatalf("run: %d\n%s\n%s", code, out, errs)
+	}
+	code, stdout, stderr := memlab(t, "cache", "stats")
+	if code != 0 || !strings.Contains(stdout, "entries") || !strings.Contains(stdout, "chat") || !strings.Contains(stdout, "embed") {
+		t.Errorf("cache stats: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, _ = memlab(t, "cache", "clear", "-older-than", "24h")
+	if code != 0 || !strings.Contains(stdout, "removed 0 entries (entries older than 24h0m0s)") {
+		t.Errorf("cache clear -older-than: exit %d %s", code, stdout)
+	}
+	code, stdout, _ = memlab(t, "cache", "clear")
+	if code != 0 || !strings.Contains(stdout, "removed 2 entries (all entries)") {
+		t.Errorf("cache clear: exit %d %s", code, stdout)
+	}
+	if code, _, stderr := memlab(t, "cache", "frob"); code != 2 || !strings.Contains(stderr, "stats or clear") {
+		t.Errorf("unknown subcommand: exit %d %s", code, stderr)
+	}
+}
+
+func TestUnreachableEndpointStopsTheNotebookEarly(t *testing.T) {
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("MEMLAB_CONFIG", "")
+	t.Setenv("MEMLAB_CACHE", filepath.Join(t.TempDir(), "calls.db"))
+	code, stdout, stderr := memlab(t, "run", "testdata/models.go", "-o", t.TempDir())
+	if code != 1 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, `cell 1, line 9: panic: llm: endpoint check failed`) || !strings.Contains(stderr, `endpoint "default" (http://127.0.0.1:1/v1): network`) {
+		t.Errorf("stderr does not name the cell and the endpoint:\n%s", stderr)
+	}
+	if strings.Contains(stdout, "judge said") {
+		t.Error("work started although the endpoint is unreachable")
 	}
 }

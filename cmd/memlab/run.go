@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/memlab/memlab/kernel"
+	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/stdlib"
 	"github.com/traefik/yaegi/interp"
 )
@@ -64,6 +65,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		Stderr:  stderr,
 	})
 	printUsage(stderr)
+	if err := llm.CloseDefault(); err != nil {
+		fmt.Fprintf(stderr, "memlab run: closing the model call cache: %v\n", err)
+	}
 	if res != nil && res.Ipynb != "" {
 		fmt.Fprintf(stderr, "memlab run: wrote %s and %s (%.1fs)\n", res.Ipynb, res.Report, res.Duration.Seconds())
 	}
