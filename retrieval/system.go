@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"time"
 
 	"github.com/memlab/memlab/datasets"
 )
@@ -16,6 +17,11 @@ type Hit struct {
 	Score float64
 	// Text is what a reader is given for this unit.
 	Text string
+	// Kind is the unit's kind (KindChunk for a raw trace, KindMemory for a
+	// memory record, ...): CloneMem's res_type. "" is read as KindChunk.
+	Kind string
+	// Time is the unit's time: its latest source trace's (zero = unknown).
+	Time time.Time
 }
 
 // System is a memory system that can be asked for the k best units for a

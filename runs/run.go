@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"time"
 
@@ -30,6 +31,9 @@ type Result struct {
 	Reader      string
 	K           int
 	Records     []Record
+	// Meter is what the system spent during this run (model calls, tokens,
+	// embedded texts at ingest and query), for systems that count it.
+	Meter retrieval.Meter
 }
 
 // Evaluate runs cfg over every question of d, in dataset order. For each
@@ -51,14 +55,53 @@ func Evaluate(ctx context.Context, d *datasets.Dataset, cfg Config) (*Result, er
 		System: cfg.System.Name(), Reader: cfg.Reader.Name(), K: cfg.K,
 		Records: make([]Record, 0, len(d.Questions)),
 	}
-	for _, q := range d.Questions {
-		if err := ctx.Err(); err != nil {
-			return res, fmt.Errorf("runs: evaluate %s at k=%d: stopped after %d of %d questions: %w",
-				res.System, cfg.K, len(res.Records), len(d.Questions), err)
+	// Questions are asked in asked-at order (no time last), as a clone's
+	// memory grows; incremental memory systems need it. Records keep the
+	// dataset's order.
+	order := make([]int, len(d.Questions))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ta, tb := d.Questions[order[a]].AskedAt, d.Questions[order[b]].AskedAt
+		if ta.IsZero() || tb.IsZero() {
+			return !ta.IsZero() && tb.IsZero()
 		}
-		res.Records = append(res.Records, evaluateOne(ctx, d, cfg, q))
+		return ta.Before(tb)
+	})
+	var before retrieval.Meter
+	metered, isMetered := cfg.System.(retrieval.Metered)
+	if isMetered {
+		before = metered.Meter()
+	}
+	recs := make([]Record, len(d.Questions))
+	for n, i := range order {
+		if err := ctx.Err(); err != nil {
+			res.Records = compact(recs)
+			return res, fmt.Errorf("runs: evaluate %s at k=%d: stopped after %d of %d questions: %w",
+				res.System, cfg.K, n, len(d.Questions), err)
+		}
+		recs[i] = evaluateOne(ctx, d, cfg, d.Questions[i])
+	}
+	res.Records = recs
+	if isMetered {
+		m := metered.Meter()
+		res.Meter = retrieval.Meter{IngestCalls: m.IngestCalls - before.IngestCalls, IngestTokens: m.IngestTokens - before.IngestTokens,
+			IngestEmbeds: m.IngestEmbeds - before.IngestEmbeds, QueryCalls: m.QueryCalls - before.QueryCalls,
+			QueryTokens: m.QueryTokens - before.QueryTokens, QueryEmbeds: m.QueryEmbeds - before.QueryEmbeds}
 	}
 	return res, nil
+}
+
+// compact drops the records of questions not asked (a stopped run).
+func compact(recs []Record) []Record {
+	out := recs[:0:0]
+	for _, r := range recs {
+		if r.QuestionID != "" {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q datasets.Question) Record {

@@ -72,7 +72,7 @@ func cmdCache(args []string, stdout io.Writer) error {
 func cmdFakeOpenAI(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("fake-openai", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8089", "listen address")
+	addr := fs.String("addr", "127.0.0.1:8090", "listen address")
 	opts := llmtest.Options{Log: stderr}
 	llmtest.RegisterFlags(fs, &opts)
 	pos, err := parseInterspersed(fs, args)
