@@ -2,12 +2,14 @@ package retrieval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/llm"
 )
 
 // Unit kinds: what a retrieval unit or hit is (CloneMem's res_type values,
@@ -172,3 +174,13 @@ func fmtTime(t time.Time) string {
 	}
 	return t.Format(time.RFC3339)
 }
+
+// Chatter is what model-using memory systems need of the model layer:
+// *llm.Client satisfies it (through its cache, limits and retries).
+type Chatter interface {
+	Chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error)
+}
+
+// ErrNeedsModel is returned (wrapped, naming the system) by constructors of
+// systems that need a model when none is given.
+var ErrNeedsModel = errors.New("this memory system needs a model: configure an endpoint (OPENAI_BASE_URL / OPENAI_API_KEY or MEMLAB_CONFIG) or use an offline system")
