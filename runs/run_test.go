@@ -178,3 +178,62 @@ func TestRecallAtKTable(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", md, want)
 	}
 }
+
+// metered is a System that counts one query call per question.
+type metered struct {
+	retrieval.System
+	m retrieval.Meter
+}
+
+func (s *metered) Retrieve(ctx context.Context, q datasets.Question, k int) ([]retrieval.Hit, error) {
+	s.m.QueryCalls++
+	s.m.QueryTokens += 10
+	return s.System.Retrieve(ctx, q, k)
+}
+func (s *metered) Meter() retrieval.Meter { return s.m }
+
+func TestRunMeterIsPerRun(t *testing.T) {
+	d := tiny()
+	s := &metered{System: retrieval.NewOracle(d), m: retrieval.Meter{IngestCalls: 7}}
+	var results []*Result
+	for _, k := range []int{1, 2} {
+		r, err := Evaluate(context.Background(), d, Config{System: s, Reader: generate.NewExtractive(), K: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, r)
+	}
+	for _, r := range results {
+		if r.Meter.QueryCalls != 2 || r.Meter.QueryTokens != 20 || r.Meter.IngestCalls != 0 {
+			t.Errorf("k=%d meter %+v, want this run's 2 calls and 20 tokens only", r.K, r.Meter)
+		}
+	}
+	md := CostTable(results).Markdown()
+	if !strings.Contains(md, "| oracle | 1 | 2 | 0 | 0 | 0 | 2 | 20 | 0 | 1.00 |") {
+		t.Errorf("cost table:\n%s", md)
+	}
+}
+
+func TestQuestionsAskedInTimeOrder(t *testing.T) {
+	d := tiny()
+	d.Questions[0].AskedAt, d.Questions[1].AskedAt = day(5), day(4)
+	var asked []string
+	s := askLog{System: retrieval.NewOracle(d), log: &asked}
+	r, err := Evaluate(context.Background(), d, Config{System: s, Reader: generate.NewExtractive(), K: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(asked, ",") != "q2,q1" || r.Records[0].QuestionID != "q1" {
+		t.Errorf("asked %v, records start with %s: want q2 asked first, records in dataset order", asked, r.Records[0].QuestionID)
+	}
+}
+
+type askLog struct {
+	retrieval.System
+	log *[]string
+}
+
+func (s askLog) Retrieve(ctx context.Context, q datasets.Question, k int) ([]retrieval.Hit, error) {
+	*s.log = append(*s.log, q.ID)
+	return s.System.Retrieve(ctx, q, k)
+}

@@ -230,3 +230,22 @@ func cellOr(byK map[int]Summary, k int, f func(Summary) float64) string {
 	}
 	return analysis.Fmt(f(s), 3)
 }
+
+// CostTable renders what each run's memory system spent (its Meter): model
+// calls, tokens and embedded texts at ingest and at query time, with the
+// per-question query cost. Systems that do not count report zeros.
+func CostTable(results []*Result) analysis.Table {
+	t := analysis.Table{Header: []string{"system", "k", "questions", "ingest calls", "ingest tokens", "ingest embeds",
+		"query calls", "query tokens", "query embeds", "query calls / question"},
+		Align: []string{"l", "r", "r", "r", "r", "r", "r", "r", "r", "r"}}
+	for _, r := range results {
+		m := r.Meter
+		per := "n/a"
+		if n := len(r.Records); n > 0 {
+			per = analysis.Fmt(float64(m.QueryCalls)/float64(n), 2)
+		}
+		t.AddRow([]string{r.System, fmt.Sprint(r.K), fmt.Sprint(len(r.Records)), fmt.Sprint(m.IngestCalls), fmt.Sprint(m.IngestTokens),
+			fmt.Sprint(m.IngestEmbeds), fmt.Sprint(m.QueryCalls), fmt.Sprint(m.QueryTokens), fmt.Sprint(m.QueryEmbeds), per})
+	}
+	return t
+}
