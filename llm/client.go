@@ -280,8 +280,8 @@ func (c *Client) chatCall(ctx context.Context, rt *endpointRT, model string, req
 			return res.Usage.TotalTokens, &badOutput{msg: "the answer has no choices"}
 		}
 		content := res.Choices[0].Message.Content
-		if req.ResponseFormat != FormatText && !json.Valid([]byte(strings.TrimSpace(content))) {
-			return res.Usage.TotalTokens, &badOutput{msg: fmt.Sprintf("JSON was asked but the answer is not JSON: %q", clip(content, 80))}
+		if req.ResponseFormat != FormatText && !HasJSONObject(content) {
+			return res.Usage.TotalTokens, &badOutput{msg: fmt.Sprintf("JSON was asked but the answer holds no JSON object: %q", clip(content, 80))}
 		}
 		out = ChatResponse{Content: content, FinishReason: string(res.Choices[0].FinishReason), Model: res.Model,
 			Usage:   Usage{PromptTokens: res.Usage.PromptTokens, CompletionTokens: res.Usage.CompletionTokens},
@@ -540,6 +540,31 @@ func (c *Client) redact(rt *endpointRT, err error) error {
 		e.Err = errors.New(strings.ReplaceAll(e.Err.Error(), key, "[redacted]"))
 	}
 	return e
+}
+
+// HasJSONObject reports whether s is, or holds, a JSON object: the whole
+// text (an array is accepted too: lenient parsers can use it), the body of a ``` code fence, or the outermost {...} of prose around
+// it. The client retries JSON-format answers that hold none; it returns the
+// content as the model wrote it, and callers parse it (fences and prose
+// included) with their own robust parsers.
+func HasJSONObject(s string) bool {
+	s = strings.TrimSpace(s)
+	if json.Valid([]byte(s)) {
+		return strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")
+	}
+	if i := strings.Index(s, "```"); i >= 0 {
+		body := s[i+3:]
+		if nl := strings.IndexByte(body, '\n'); nl >= 0 {
+			body = body[nl+1:]
+		}
+		if j := strings.Index(body, "```"); j >= 0 {
+			if b := strings.TrimSpace(body[:j]); strings.HasPrefix(b, "{") && json.Valid([]byte(b)) {
+				return true
+			}
+		}
+	}
+	i, j := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}')
+	return i >= 0 && j > i && json.Valid([]byte(s[i:j+1]))
 }
 
 func estimateTokens(ms []Message) int {

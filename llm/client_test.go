@@ -397,3 +397,34 @@ func TestCheckNamesTheProblem(t *testing.T) {
 		}
 	}
 }
+
+func TestHasJSONObject(t *testing.T) {
+	cases := []struct {
+		in   string
+		want bool
+	}{
+		{`{"score": 3}`, true},
+		{"```json\n{\"score\": 3}\n```", true},
+		{"Here is my verdict: {\"score\": 3, \"reasoning\": \"ok\"} Thanks.", true},
+		{"```\n{\"a\": [1, 2]}\n```\nextra", true},
+		{`[1, 2]`, true},
+		{`"just a string"`, false},
+		{`The score is 3.`, false},
+		{`{"score": 3`, false},
+		{``, false},
+	}
+	for _, c := range cases {
+		if got := HasJSONObject(c.in); got != c.want {
+			t.Errorf("HasJSONObject(%q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestFencedJSONIsAcceptedAsItCame(t *testing.T) {
+	fenced := "```json\n{\"score\": 4}\n```"
+	c, srv := fake(t, llmtest.Options{Replies: []string{fenced}}, false)
+	r, err := c.Chat(context.Background(), ChatRequest{Messages: user("judge"), ResponseFormat: FormatJSONObject})
+	if err != nil || r.Content != fenced || srv.Stats().Total != 1 {
+		t.Errorf("content %q, err %v, calls %d: a fenced JSON answer must come back unchanged, without retries", r.Content, err, srv.Stats().Total)
+	}
+}

@@ -1,27 +1,48 @@
-// Package retrieval holds memlab's memory systems that need no model, and
-// the trace-level retrieval metrics of the papers.
+// Package retrieval holds memlab's retrieval units, indexes and memory
+// systems, and the trace-level retrieval metrics of the papers.
 //
 // # Systems
 //
 // A System answers Retrieve(ctx, question, k) with ranked Hits. Every Hit
-// names the trace ids it stands for, so recall is always computed over trace
-// ids (TraceRanking), whatever the retrieval unit is.
+// names the trace ids it stands for and its kind (KindChunk for a raw trace,
+// KindMemory for a memory record, extract_* for expansions...), so recall is
+// always computed over trace ids (TraceRanking), whatever the unit is.
 //
-//   - Flat ("flat-bm25"): CloneMem's Flat baseline with lexical scoring. One
-//     retrieval unit per raw trace, Okapi BM25 over tokenize.Tokens (which
-//     handles Chinese), one index per corpus.
-//   - Oracle ("oracle"): the question's gold trace ids in listed order.
+//   - Flat ("flat-bm25"): CloneMem's Flat baseline with lexical scoring, one
+//     unit per raw trace, Okapi BM25 over tokenize.Tokens (which handles
+//     Chinese).
+//   - FlatUnits ("flat(...)"): the general Flat of memory-systems.md §1 and
+//     §8: BM25, dense (any llm.Embedder, offline or a model) or hybrid (RRF)
+//     scoring over raw traces and/or expansions (summary, keywords, facts
+//     from an llm.Extractor) with the join modes none, separate, merge and
+//     merge_raw, scores aggregated per trace.
+//   - NaiveRAG (KnowMe-Bench's k = 50 dense baseline), BaseNoMemory and
+//     BaseRecent (the latest admitted traces up to a token budget).
+//   - Oracle and OracleStatements: the gold trace ids, or the gold evidence
+//     statements.
+//   - Decomposed and TimeAware wrap any System with a model: question
+//     decomposition (round-robin over sub-questions) and LongMemEval-style
+//     time-range filtering.
+//   - Memory systems built incrementally implement Memory and become
+//     Systems through Incremental, which feeds each corpus's traces in time
+//     order up to the question's asked-at time: Mem0 (retrieval/mem0), A-Mem
+//     (retrieval/amem), the MemOS-style stream (retrieval/memos) and memlab's
+//     own timeline memory (retrieval/timeline). The Weaviate store is in
+//     retrieval/weaviate.
+//
+// Systems that call models take a Chatter (an *llm.Client) and count their
+// use in a Meter; without a model they fail with ErrNeedsModel.
 //
 // # Temporal admission
 //
 // A question asked at time t only sees the traces dated at or before t
-// (datasets.Admit). Both systems apply it before ranking, never by
+// (datasets.Admit). Every system applies it before ranking, never by
 // filtering a short result list afterwards. Flat builds one index per
 // corpus whose documents are sorted by time, so the admitted traces of any
 // question are a prefix of the documents; BM25 statistics (N, average
 // document length, document frequencies) are computed over that prefix
 // only, which gives exactly the scores of an index built on the admitted
-// traces alone.
+// traces alone. The vector store keeps vectors in time order the same way.
 //
 // # Metrics
 //

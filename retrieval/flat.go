@@ -85,7 +85,7 @@ func (f *Flat) Retrieve(ctx context.Context, q datasets.Question, k int) ([]Hit,
 	hits := make([]Hit, len(docs))
 	for i, sd := range docs {
 		tr := x.traces[sd.corpusIdx]
-		hits[i] = Hit{UnitID: tr.ID, TraceIDs: []string{tr.ID}, Score: sd.score, Text: tr.Text}
+		hits[i] = Hit{UnitID: tr.ID, TraceIDs: []string{tr.ID}, Score: sd.score, Text: tr.Text, Kind: KindChunk, Time: tr.Time}
 	}
 	return hits, nil
 }
@@ -165,7 +165,7 @@ func (o *Oracle) Retrieve(ctx context.Context, q datasets.Question, k int) ([]Hi
 		if !q.AskedAt.IsZero() && !tr.Time.IsZero() && tr.Time.After(q.AskedAt) {
 			continue
 		}
-		hits = append(hits, Hit{UnitID: tr.ID, TraceIDs: []string{tr.ID}, Text: tr.Text})
+		hits = append(hits, Hit{UnitID: tr.ID, TraceIDs: []string{tr.ID}, Text: tr.Text, Kind: KindChunk, Time: tr.Time})
 	}
 	for i := range hits {
 		hits[i].Score = 1 - float64(i)/float64(len(hits))

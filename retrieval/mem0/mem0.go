@@ -1,0 +1,652 @@
+package mem0
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/retrieval"
+)
+
+// Name is the system's label; Memory.Name adds its settings.
+const Name = "mem0"
+
+// Events of the update decision, as Mem0 names them.
+const (
+	EventAdd    = "ADD"
+	EventUpdate = "UPDATE"
+	EventDelete = "DELETE"
+	EventNone   = "NONE"
+)
+
+// Config holds every knob of the port, with Mem0's defaults in
+// DefaultConfig. The zero Config means DefaultConfig; any other value is
+// used as given.
+type Config struct {
+	// Role is the model role of the extraction and update calls
+	// ("" = llm.RoleExtractor); Model overrides the role's model.
+	Role, Model string
+	// TopS is the number of similar memories fetched per fact (Mem0: 5).
+	TopS int
+	// Temperature, TopP and MaxTokens of both calls (Mem0: 0.1, 0.1,
+	// 2000). TopP 0 and MaxTokens 0 leave them to the server.
+	Temperature float64
+	TopP        float64
+	MaxTokens   int
+	// Threshold, when > 0, drops search results with a lower cosine score
+	// (Mem0: none).
+	Threshold float64
+	// ChunkHits makes Search follow each memory hit with chunk hits for its
+	// provenance traces (memory-systems.md §8).
+	ChunkHits bool
+	// NoJSONMode asks for plain text instead of a JSON object answer
+	// (Mem0 asks for json_object); the answer is parsed the same way.
+	NoJSONMode bool
+	// WallClockDate dates the extraction prompt with the wall clock, as Mem0
+	// does, instead of with the trace's date (memlab's default).
+	WallClockDate bool
+}
+
+// DefaultConfig returns Mem0's defaults: TopS 5, temperature 0.1, top_p 0.1,
+// max_tokens 2000, no threshold, memory hits only, prompts dated with the
+// trace's date.
+func DefaultConfig() Config {
+	return Config{Role: llm.RoleExtractor, TopS: 5, Temperature: 0.1, TopP: 0.1, MaxTokens: 2000}
+}
+
+// Stats counts what the pipeline did.
+type Stats struct {
+	Traces                             int // traces ingested
+	EmptyTraces                        int // traces with empty text (no model call)
+	ExtractCalls, UpdateCalls          int
+	Facts                              int // facts extracted
+	Added, Updated, Deleted, Unchanged int
+	// Skipped counts decisions not applied: empty text, unknown id or event.
+	Skipped int
+	// InvalidJSON counts model answers that were not the expected JSON.
+	InvalidJSON int
+	// FailedTraces lists the traces whose extraction or update answer was
+	// invalid (a trace appears once per invalid answer).
+	FailedTraces []string
+}
+
+// Record is one memory record as a caller sees it.
+type Record struct {
+	ID   string
+	Text string
+	// TraceIDs is the record's provenance, in the order the traces joined.
+	TraceIDs []string
+	// Time is the time of its latest provenance trace (zero = unknown).
+	Time time.Time
+}
+
+// Event is one applied decision (Mem0's history table).
+type Event struct {
+	TraceID  string
+	Event    string // EventAdd, EventUpdate, EventDelete or EventNone
+	MemoryID string
+	Old, New string
+}
+
+// Call is the audit record of one model call.
+type Call struct {
+	TraceID string
+	Step    string // "extract" or "update"
+	Reply   string // the raw answer
+	// IDs maps the ids shown to the model to record ids (update step).
+	IDs     map[string]string
+	Invalid bool
+}
+
+type record struct {
+	id     string
+	text   string
+	vec    []float32
+	prov   []string
+	time   time.Time
+	serial int // creation order
+}
+
+type corpus struct {
+	recs    []*record // live records, creation order
+	traces  map[string]datasets.Trace
+	next    int
+	history []Event
+	calls   []Call
+}
+
+// Memory is the Mem0 port. It is safe for concurrent use; calls are
+// serialised.
+type Memory struct {
+	chat  retrieval.Chatter
+	emb   llm.Embedder
+	cfg   Config
+	now   func() time.Time
+	mu    sync.Mutex
+	data  map[string]*corpus
+	meter retrieval.Meter
+	stats Stats
+}
+
+// New returns an empty Mem0 memory that calls chat for extraction and
+// update decisions and embeds with emb. A nil chat gives an error wrapping
+// retrieval.ErrNeedsModel.
+func New(chat retrieval.Chatter, emb llm.Embedder, cfg Config) (*Memory, error) {
+	if chat == nil {
+		return nil, fmt.Errorf("mem0: new: %w", retrieval.ErrNeedsModel)
+	}
+	if c, ok := chat.(*llm.Client); ok && c == nil {
+		return nil, fmt.Errorf("mem0: new: %w", retrieval.ErrNeedsModel)
+	}
+	if emb == nil {
+		return nil, fmt.Errorf("mem0: new: nil embedder (use an offline embedder such as offline.FitHashedTFIDF or llm.ClientEmbedder)")
+	}
+	if cfg == (Config{}) {
+		cfg = DefaultConfig()
+	}
+	if cfg.Role == "" {
+		cfg.Role = llm.RoleExtractor
+	}
+	switch {
+	case cfg.TopS < 1:
+		return nil, fmt.Errorf("mem0: new: Config.TopS = %d, want >= 1", cfg.TopS)
+	case math.IsNaN(cfg.Temperature) || cfg.Temperature < 0 || cfg.Temperature > 2:
+		return nil, fmt.Errorf("mem0: new: Config.Temperature = %v, want a value in [0, 2]", cfg.Temperature)
+	case math.IsNaN(cfg.TopP) || cfg.TopP < 0 || cfg.TopP > 1:
+		return nil, fmt.Errorf("mem0: new: Config.TopP = %v, want a value in [0, 1]", cfg.TopP)
+	case cfg.MaxTokens < 0:
+		return nil, fmt.Errorf("mem0: new: Config.MaxTokens = %d, want >= 0", cfg.MaxTokens)
+	case math.IsNaN(cfg.Threshold):
+		return nil, fmt.Errorf("mem0: new: Config.Threshold is NaN")
+	}
+	return &Memory{chat: chat, emb: emb, cfg: cfg, now: time.Now, data: map[string]*corpus{}}, nil
+}
+
+// Name is "mem0(...)" with every setting and the embedder's name.
+func (m *Memory) Name() string {
+	c := m.cfg
+	date := "trace"
+	if c.WallClockDate {
+		date = "wallclock"
+	}
+	model := c.Role
+	if c.Model != "" {
+		model += ":" + c.Model
+	}
+	format := llm.FormatJSONObject
+	if c.NoJSONMode {
+		format = "text"
+	}
+	return fmt.Sprintf("%s(model=%s,s=%d,temp=%g,top_p=%g,max_tokens=%d,format=%s,threshold=%g,chunks=%t,date=%s,emb=%s)",
+		Name, model, c.TopS, c.Temperature, c.TopP, c.MaxTokens, format, c.Threshold, c.ChunkHits, date, m.emb.Name())
+}
+
+// Config returns the settings in use.
+func (m *Memory) Config() Config { return m.cfg }
+
+// Meter returns the model use so far.
+func (m *Memory) Meter() retrieval.Meter {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.meter
+}
+
+// Stats returns the pipeline counts so far.
+func (m *Memory) Stats() Stats {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.stats
+	s.FailedTraces = append([]string(nil), s.FailedTraces...)
+	return s
+}
+
+// Records returns the live records of a corpus in creation order.
+func (m *Memory) Records(corpusID string) []Record {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.data[corpusID]
+	if c == nil {
+		return nil
+	}
+	out := make([]Record, len(c.recs))
+	for i, r := range c.recs {
+		out[i] = Record{ID: r.id, Text: r.text, TraceIDs: append([]string(nil), r.prov...), Time: r.time}
+	}
+	return out
+}
+
+// History returns the applied decisions of a corpus, in order.
+func (m *Memory) History(corpusID string) []Event {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c := m.data[corpusID]; c != nil {
+		return append([]Event(nil), c.history...)
+	}
+	return nil
+}
+
+// Calls returns the audit records of a corpus's model calls, in order.
+func (m *Memory) Calls(corpusID string) []Call {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c := m.data[corpusID]; c != nil {
+		return append([]Call(nil), c.calls...)
+	}
+	return nil
+}
+
+// Ingest runs the add() pipeline on each trace, in the order given.
+func (m *Memory) Ingest(ctx context.Context, corpusID string, traces []datasets.Trace) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.data[corpusID]
+	if c == nil {
+		c = &corpus{traces: map[string]datasets.Trace{}}
+		m.data[corpusID] = c
+	}
+	for _, t := range traces {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("mem0: ingest %s trace %q: %w", corpusID, t.ID, err)
+		}
+		if err := m.add(ctx, c, t); err != nil {
+			return fmt.Errorf("mem0: ingest %s trace %q: %w", corpusID, t.ID, err)
+		}
+	}
+	return nil
+}
+
+// add is Mem0's add() for one trace.
+func (m *Memory) add(ctx context.Context, c *corpus, t datasets.Trace) error {
+	c.traces[t.ID] = t
+	m.stats.Traces++
+	if strings.TrimSpace(t.Text) == "" {
+		m.stats.EmptyTraces++
+		return nil
+	}
+	// 1. fact extraction
+	sys := strings.Replace(extractSystem, "%DATE%", today(t, m.cfg.WallClockDate, m.now), 1)
+	reply, bad, err := m.call(ctx, []llm.Message{{Role: "system", Content: sys}, {Role: "user", Content: extractUser(t)}})
+	if err != nil {
+		return fmt.Errorf("fact extraction: %w", err)
+	}
+	m.stats.ExtractCalls++
+	facts, ok := parseFacts(reply)
+	ok = ok && !bad
+	c.calls = append(c.calls, Call{TraceID: t.ID, Step: "extract", Reply: reply, Invalid: !ok})
+	if !ok {
+		m.invalid(t.ID)
+		return nil
+	}
+	if len(facts) == 0 {
+		return nil
+	}
+	m.stats.Facts += len(facts)
+	// 2. similar memories per fact
+	vecs, err := m.embed(ctx, facts)
+	if err != nil {
+		return fmt.Errorf("embed %d facts: %w", len(facts), err)
+	}
+	factVec := map[string][]float32{}
+	var shown []*record
+	seen := map[*record]bool{}
+	for i, f := range facts {
+		factVec[f] = vecs[i]
+		for _, r := range topRecords(c.recs, vecs[i], m.cfg.TopS, time.Time{}) {
+			if !seen[r] {
+				seen[r] = true
+				shown = append(shown, r)
+			}
+		}
+	}
+	// 3. ids shown to the model
+	ids := map[string]*record{}
+	idMap := map[string]string{}
+	current := make([]promptMemory, len(shown))
+	for i, r := range shown {
+		pid := fmt.Sprint(i)
+		ids[pid] = r
+		idMap[pid] = r.id
+		current[i] = promptMemory{ID: pid, Text: r.text}
+	}
+	// 4. update decision
+	reply, bad, err = m.call(ctx, []llm.Message{{Role: "user", Content: updatePrompt(current, facts)}})
+	if err != nil {
+		return fmt.Errorf("update decision: %w", err)
+	}
+	m.stats.UpdateCalls++
+	decisions, ok := parseDecisions(reply)
+	ok = ok && !bad
+	c.calls = append(c.calls, Call{TraceID: t.ID, Step: "update", Reply: reply, IDs: idMap, Invalid: !ok})
+	if !ok {
+		m.invalid(t.ID)
+		return nil
+	}
+	// 5. apply
+	for _, d := range decisions {
+		if err := m.apply(ctx, c, t, d, ids, factVec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *Memory) invalid(traceID string) {
+	m.stats.InvalidJSON++
+	m.stats.FailedTraces = append(m.stats.FailedTraces, traceID)
+}
+
+// apply carries out one decision.
+func (m *Memory) apply(ctx context.Context, c *corpus, t datasets.Trace, d decision, ids map[string]*record, factVec map[string][]float32) error {
+	text := strings.TrimSpace(d.Text)
+	switch d.Event {
+	case EventAdd:
+		if text == "" {
+			m.stats.Skipped++
+			return nil
+		}
+		vec, err := m.vectorOf(ctx, text, factVec)
+		if err != nil {
+			return err
+		}
+		c.next++
+		r := &record{id: fmt.Sprintf("m%d", c.next), text: text, vec: vec, prov: []string{t.ID}, time: t.Time, serial: c.next}
+		c.recs = append(c.recs, r)
+		c.history = append(c.history, Event{TraceID: t.ID, Event: EventAdd, MemoryID: r.id, New: text})
+		m.stats.Added++
+	case EventUpdate:
+		r := ids[d.ID]
+		if r == nil || text == "" || !live(c, r) {
+			m.stats.Skipped++
+			return nil
+		}
+		vec, err := m.vectorOf(ctx, text, factVec)
+		if err != nil {
+			return err
+		}
+		old := r.text
+		r.text, r.vec = text, vec
+		if !contains(r.prov, t.ID) {
+			r.prov = append(r.prov, t.ID)
+		}
+		if t.Time.After(r.time) {
+			r.time = t.Time
+		}
+		c.history = append(c.history, Event{TraceID: t.ID, Event: EventUpdate, MemoryID: r.id, Old: old, New: text})
+		m.stats.Updated++
+	case EventDelete:
+		r := ids[d.ID]
+		if r == nil || !live(c, r) {
+			m.stats.Skipped++
+			return nil
+		}
+		for i, x := range c.recs {
+			if x == r {
+				c.recs = append(c.recs[:i], c.recs[i+1:]...)
+				break
+			}
+		}
+		c.history = append(c.history, Event{TraceID: t.ID, Event: EventDelete, MemoryID: r.id, Old: r.text})
+		m.stats.Deleted++
+	case EventNone:
+		r := ids[d.ID]
+		if r == nil || !live(c, r) {
+			m.stats.Skipped++
+			return nil
+		}
+		c.history = append(c.history, Event{TraceID: t.ID, Event: EventNone, MemoryID: r.id, Old: r.text})
+		m.stats.Unchanged++
+	default:
+		m.stats.Skipped++
+	}
+	return nil
+}
+
+func live(c *corpus, r *record) bool {
+	for _, x := range c.recs {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// vectorOf reuses a fact's embedding for an identical text, else embeds.
+func (m *Memory) vectorOf(ctx context.Context, text string, factVec map[string][]float32) ([]float32, error) {
+	if v, ok := factVec[text]; ok {
+		return v, nil
+	}
+	vs, err := m.embed(ctx, []string{text})
+	if err != nil {
+		return nil, fmt.Errorf("embed memory text: %w", err)
+	}
+	return vs[0], nil
+}
+
+// call makes one ingest chat call and meters it. An answer the model layer
+// rejected as not JSON (llm.ErrBadOutput) is not an error: bad is true and
+// reply holds the rejection, for the caller to count.
+func (m *Memory) call(ctx context.Context, msgs []llm.Message) (reply string, bad bool, err error) {
+	format := llm.FormatJSONObject
+	if m.cfg.NoJSONMode {
+		format = llm.FormatText
+	}
+	resp, err := m.chat.Chat(ctx, llm.ChatRequest{Role: m.cfg.Role, Model: m.cfg.Model, Messages: msgs,
+		Temperature: m.cfg.Temperature, TopP: m.cfg.TopP, MaxTokens: m.cfg.MaxTokens, ResponseFormat: format})
+	if err != nil {
+		var le *llm.Error
+		if errors.As(err, &le) && le.Kind == llm.ErrBadOutput && ctx.Err() == nil {
+			m.meter.IngestCalls++
+			return err.Error(), true, nil
+		}
+		return "", false, err
+	}
+	m.meter.IngestCalls++
+	m.meter.IngestTokens += resp.Usage.PromptTokens + resp.Usage.CompletionTokens
+	return resp.Content, false, nil
+}
+
+// embed embeds ingest texts and meters them.
+func (m *Memory) embed(ctx context.Context, texts []string) ([][]float32, error) {
+	vs, err := m.emb.Embed(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) != len(texts) {
+		return nil, fmt.Errorf("embedder %s returned %d vectors for %d texts", m.emb.Name(), len(vs), len(texts))
+	}
+	m.meter.IngestEmbeds += len(texts)
+	return vs, nil
+}
+
+// Search returns the k best records admitted at q.AskedAt (see the package
+// doc). k = 0 gives no hits; a negative k is an error; a corpus with
+// nothing ingested gives no hits.
+func (m *Memory) Search(ctx context.Context, q datasets.Question, k int) ([]retrieval.Hit, error) {
+	if k < 0 {
+		return nil, fmt.Errorf("mem0: search %q: k = %d, want >= 0", q.ID, k)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("mem0: search %q: %w", q.ID, err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.data[q.CorpusID]
+	if k == 0 || c == nil || len(c.recs) == 0 {
+		return nil, nil
+	}
+	vs, err := m.emb.Embed(ctx, []string{q.Text})
+	if err != nil {
+		return nil, fmt.Errorf("mem0: search %q: embed question: %w", q.ID, err)
+	}
+	if len(vs) != 1 {
+		return nil, fmt.Errorf("mem0: search %q: embedder %s returned %d vectors for 1 text", q.ID, m.emb.Name(), len(vs))
+	}
+	m.meter.QueryEmbeds++
+	ranked := rank(c.recs, vs[0], q.AskedAt)
+	var hits []retrieval.Hit
+	emitted := map[string]bool{}
+	for _, sr := range ranked {
+		if len(hits) >= k {
+			break
+		}
+		if m.cfg.Threshold > 0 && sr.score < m.cfg.Threshold {
+			break
+		}
+		r := sr.rec
+		hits = append(hits, retrieval.Hit{UnitID: r.id, TraceIDs: append([]string(nil), r.prov...), Score: sr.score,
+			Text: r.text, Kind: retrieval.KindMemory, Time: r.time})
+		if !m.cfg.ChunkHits {
+			continue
+		}
+		for _, id := range r.prov {
+			if emitted[id] || len(hits) >= k {
+				continue
+			}
+			emitted[id] = true
+			t := c.traces[id]
+			hits = append(hits, retrieval.Hit{UnitID: id, TraceIDs: []string{id}, Score: sr.score, Text: t.Text,
+				Kind: retrieval.KindChunk, Time: t.Time})
+		}
+	}
+	return hits, nil
+}
+
+type scored struct {
+	rec   *record
+	score float64
+}
+
+// rank orders the records admitted at at (zero = all) by cosine to v,
+// ties in creation order.
+func rank(recs []*record, v []float32, at time.Time) []scored {
+	out := make([]scored, 0, len(recs))
+	for _, r := range recs {
+		if !at.IsZero() && !r.time.IsZero() && r.time.After(at) {
+			continue
+		}
+		out = append(out, scored{r, cosine(v, r.vec)})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return out[i].rec.serial < out[j].rec.serial
+	})
+	return out
+}
+
+// topRecords returns the n records most similar to v.
+func topRecords(recs []*record, v []float32, n int, at time.Time) []*record {
+	ranked := rank(recs, v, at)
+	if len(ranked) > n {
+		ranked = ranked[:n]
+	}
+	out := make([]*record, len(ranked))
+	for i, s := range ranked {
+		out[i] = s.rec
+	}
+	return out
+}
+
+// cosine of two vectors (0 when either is zero or the lengths differ).
+func cosine(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return 0
+	}
+	var dot, na, nb float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		dot += x * y
+		na += x * x
+		nb += y * y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+// parseFacts reads {"facts":[str]}; blank facts are dropped.
+func parseFacts(reply string) ([]string, bool) {
+	obj, ok := jsonObject(reply)
+	if !ok {
+		return nil, false
+	}
+	raw, ok := obj["facts"]
+	if !ok {
+		return nil, false
+	}
+	list, ok := stringList(raw)
+	if !ok {
+		return nil, false
+	}
+	var facts []string
+	for _, f := range list {
+		if f = strings.TrimSpace(f); f != "" {
+			facts = append(facts, f)
+		}
+	}
+	return facts, true
+}
+
+type decision struct {
+	ID, Text, Event, Old string
+}
+
+// parseDecisions reads {"memory":[{"id","text","event","old_memory"}]}.
+// Items that are not objects are dropped; ids may be strings or numbers;
+// events are matched without regard to case.
+func parseDecisions(reply string) ([]decision, bool) {
+	obj, ok := jsonObject(reply)
+	if !ok {
+		return nil, false
+	}
+	raw, ok := obj["memory"]
+	if !ok {
+		return nil, false
+	}
+	var items []map[string]any
+	if err := json.Unmarshal(raw, &items); err != nil {
+		items = nil
+		var loose []any
+		if json.Unmarshal(raw, &loose) != nil {
+			return nil, false
+		}
+		for _, it := range loose {
+			if o, ok := it.(map[string]any); ok {
+				items = append(items, o)
+			}
+		}
+	}
+	out := make([]decision, 0, len(items))
+	for _, it := range items {
+		if it == nil {
+			continue
+		}
+		var d decision
+		d.ID, _ = scalarText(it["id"])
+		d.Text, _ = scalarText(it["text"])
+		ev, _ := scalarText(it["event"])
+		d.Event = strings.ToUpper(strings.TrimSpace(ev))
+		d.Old, _ = scalarText(it["old_memory"])
+		out = append(out, d)
+	}
+	return out, true
+}
