@@ -1,0 +1,67 @@
+// Package timeline is memlab's own memory system: an evidence-preserving,
+// time-aware memory that keeps every raw trace as a unit, organises the
+// traces into per-topic timelines with recorded state transitions,
+// retrieves with the question's time shape in mind, and says when nothing
+// admitted supports a committed answer.
+//
+// # Units and topics
+//
+// Every trace is kept whole: hits are Kind chunk, UnitID = the trace id,
+// Text = the raw trace, so a reader sees the real evidence. At ingest each
+// trace gets a TF-IDF vector of its content words (tokenize.ContentTokens;
+// Chinese as character bigrams; idf from the traces ingested so far) and
+// joins the topic whose centroid is most similar (cosine >= TopicThreshold;
+// candidates are the topics of its 8 heaviest words seen before, skipping
+// words in over 10% of the traces), else starts a topic. A topic is the
+// time-ordered list of its traces (Topics). Ingestion is incremental and
+// never looks ahead: topics only change as traces arrive.
+//
+// # Transitions
+//
+// Offline, a transition is recorded at a topic's new trace when the stance
+// of its opinion/sentiment cue words (English words and Chinese
+// substrings) flips against the topic's latest non-neutral trace, else when
+// a commitment cue (decided, signed, quit, 决定, 辞职 ...) appears without a
+// tentative cue after a trace without one, else when its cosine with the
+// previous trace of the topic is below ShiftThreshold. With an extractor
+// model (New's chat) each trace costs one call that states the topic's
+// state, whether it changed and whether something was actually done or
+// decided: {"state","changed","committed"}; a change is a TransitionModel.
+// A failed or unparseable answer is counted (Stats) and the offline rule is
+// applied to that trace.
+//
+// # Retrieval
+//
+// Temporal admission comes first: a question asked at t ranks only the
+// traces dated at or before t, with BM25 statistics over those traces
+// alone. The score of a trace is its BM25 score normalised by the best,
+// plus TopicBoost × its topic's strength for the question (the mean of the
+// topic's three best normalised scores), plus NeighborWeight × the best
+// score of its episode neighbours (the traces just before and after it,
+// when at most EpisodeGap apart: a stream's scene). Shape reads the
+// question's time shape from a CloneMem task (trajectory, comparison,
+// pattern) or from its wording ("how has ... changed", "compared with",
+// "usually", "still", 变化, 相比, 一般 ...). Point questions get the k best
+// by score. Time-shaped questions get a timeline: the best trace, the
+// earliest and latest relevant traces (normalised score >= RelevantFloor,
+// in the topics at least half as strong as the best one, or among the k
+// best), the traces where a non-shift transition happened, then the rest
+// greedily by score × (1 + ln(1 + distance in traces to the picks)), then
+// the ranking, so the k slots span the topic's history instead of holding
+// near-duplicates.
+//
+// # Abstention
+//
+// Support(ctx, q) returns a SupportReport. Supported = false is the
+// abstention signal: no admitted sentence that covers at least
+// SupportCoverage of the question's focus (its content words, idf-weighted)
+// states something without a tentative cue (maybe, plan, wonder, a
+// question mark, 打算, 犹豫 ...), without a negation, outside a search
+// history. Evidence, Committed and Tentative name the traces, Reason says
+// why. A reader should answer "cannot be determined" (choice E) when
+// Supported is false. Hits and Support are separate calls so that recall
+// is never reduced by marker hits.
+//
+// All knobs are in Config and in Name. The memory works offline by
+// default; only the optional extractor uses a model (counted in Meter).
+package timeline

@@ -1,0 +1,83 @@
+package timeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/memlab/memlab/llm"
+)
+
+// statePrompt is memlab's wording for the extractor step.
+const statePrompt = `You follow how one person's situation and views on a single topic develop over time.
+Topic (its main words): %s
+What was known about the person's state on this topic before: %s
+New record, dated %s:
+"""
+%s
+"""
+State the person's current state on this topic in one sentence, say whether it differs from the state before,
+and whether the record shows something actually done or decided (not only planned, searched for or wondered about).
+Answer with JSON only: {"state": "...", "changed": true or false, "committed": true or false}`
+
+type stateAnswer struct {
+	State     string `json:"state"`
+	Changed   bool   `json:"changed"`
+	Committed bool   `json:"committed"`
+}
+
+// outerJSON strips code fences and returns the outermost {...} of s.
+func outerJSON(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimPrefix(s, "```json")
+	s = strings.TrimPrefix(s, "```")
+	s = strings.TrimSuffix(s, "```")
+	i, j := strings.Index(s, "{"), strings.LastIndex(s, "}")
+	if i < 0 || j < i {
+		return ""
+	}
+	return s[i : j+1]
+}
+
+// modelState asks the extractor for the topic state at trace doc. It
+// reports false when the answer could not be used (the caller then applies
+// the offline rule); only a cancelled context is an error.
+func (m *Memory) modelState(ctx context.Context, c *corpus, tp *topic, prev, doc int) (bool, error) {
+	e := &c.entries[doc]
+	before := "nothing yet"
+	if prev >= 0 && c.entries[prev].state != "" {
+		before = c.entries[prev].state
+	}
+	when := "unknown"
+	if !e.tr.Time.IsZero() {
+		when = e.tr.Time.Format("2006-01-02 15:04")
+	}
+	req := llm.ChatRequest{Role: llm.RoleExtractor, Model: m.cfg.ExtractorModel, Temperature: 0, MaxTokens: 200,
+		ResponseFormat: llm.FormatJSONObject,
+		Messages:       []llm.Message{{Role: "user", Content: fmt.Sprintf(statePrompt, tp.label(6), before, when, e.tr.Text)}}}
+	m.stats.StateCalls++
+	m.meter.IngestCalls++
+	resp, err := m.chat.Chat(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		m.stats.CallFailures++
+		return false, nil
+	}
+	m.meter.IngestTokens += resp.Usage.PromptTokens + resp.Usage.CompletionTokens
+	var a stateAnswer
+	if js := outerJSON(resp.Content); js == "" || json.Unmarshal([]byte(js), &a) != nil || strings.TrimSpace(a.State) == "" {
+		m.stats.ParseFailures++
+		return false, nil
+	}
+	e.state = strings.TrimSpace(a.State)
+	e.committed = a.Committed
+	if prev >= 0 && a.Changed {
+		p := c.entries[prev]
+		tp.transitions = append(tp.transitions, Transition{Kind: TransitionModel, FromTraceID: p.tr.ID, ToTraceID: e.tr.ID,
+			Time: e.tr.Time, From: p.state, To: e.state})
+	}
+	return true, nil
+}
