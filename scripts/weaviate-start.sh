@@ -3,8 +3,13 @@
 # for memlab's retrieval/weaviate integration tests, wait until it is ready, and print
 # shell `export` lines for the caller to eval:
 #
-#   eval "$(scripts/weaviate-start.sh)"            # exits non-zero (nothing to eval) on failure
-#   trap 'kill "$WEAVIATE_PID" 2>/dev/null; wait "$WEAVIATE_PID" 2>/dev/null; rm -rf "$WEAVIATE_DIR"' EXIT
+#   wv_env=$(scripts/weaviate-start.sh) || exit 1   # non-zero and nothing on stdout on failure
+#   eval "$wv_env"
+#   trap 'kill "$WEAVIATE_PID" 2>/dev/null; for i in $(seq 50); do kill -0 "$WEAVIATE_PID" 2>/dev/null || break; sleep 0.1; done; rm -rf "$WEAVIATE_DIR"' EXIT
+#
+# (A plain eval "$(scripts/weaviate-start.sh)" would not stop on failure: eval of nothing
+# succeeds. The server is not a child of the caller's shell, so `wait` cannot reap it; the
+# trap polls until it is gone, about 2 s after SIGTERM.)
 #
 # Only the export lines go to stdout; progress and errors go to stderr.
 # Environment knobs (all optional):
@@ -74,12 +79,16 @@ until [ "$(curl -s -o /dev/null --max-time 2 -w '%{http_code}' "$URL/v1/.well-kn
   if ! kill -0 "$PID" 2>/dev/null; then
     log "server (pid $PID) died before it was ready; last lines of $LOGF:"
     tail -n 20 "$LOGF" >&2
+    rm -rf "$DIR"
     exit 1
   fi
   if [ "$SECONDS" -ge "$deadline" ]; then
     log "server (pid $PID) not ready at $URL within ${READY_SECS} s; last lines of $LOGF:"
     tail -n 20 "$LOGF" >&2
     kill "$PID" 2>/dev/null || true
+    sleep 1
+    kill -9 "$PID" 2>/dev/null || true
+    rm -rf "$DIR"
     exit 1
   fi
   sleep 0.2

@@ -5,36 +5,175 @@ package stdlib
 import (
 	"context"
 	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/retrieval"
 	"go/constant"
 	"go/token"
 	"reflect"
+	"time"
 )
 
 func init() {
 	Symbols["github.com/memlab/memlab/retrieval/retrieval"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"DefaultBM25Params": reflect.ValueOf(retrieval.DefaultBM25Params),
-		"IDF":               reflect.ValueOf(retrieval.IDF),
-		"MeanRetrieval":     reflect.ValueOf(retrieval.MeanRetrieval),
-		"NameFlat":          reflect.ValueOf(constant.MakeFromLiteral("\"flat-bm25\"", token.STRING, 0)),
-		"NameOracle":        reflect.ValueOf(constant.MakeFromLiteral("\"oracle\"", token.STRING, 0)),
-		"NewFlat":           reflect.ValueOf(retrieval.NewFlat),
-		"NewOracle":         reflect.ValueOf(retrieval.NewOracle),
-		"ScoreRetrieval":    reflect.ValueOf(retrieval.ScoreRetrieval),
-		"TraceRanking":      reflect.ValueOf(retrieval.TraceRanking),
+		"AddStatements":               reflect.ValueOf(constant.MakeFromLiteral("\"add-statements\"", token.STRING, 0)),
+		"AggregateScores":             reflect.ValueOf(retrieval.AggregateScores),
+		"BuildUnits":                  reflect.ValueOf(retrieval.BuildUnits),
+		"DefaultBM25Params":           reflect.ValueOf(retrieval.DefaultBM25Params),
+		"DefaultDecomposeMaxTokens":   reflect.ValueOf(constant.MakeFromLiteral("500", token.INT, 0)),
+		"DefaultDecomposeTemperature": reflect.ValueOf(constant.MakeFromLiteral("0.6999999999999999999891579782751449556599254719913005828857421875", token.FLOAT, 0)),
+		"DefaultFactsMaxTokens":       reflect.ValueOf(constant.MakeFromLiteral("2000", token.INT, 0)),
+		"DefaultKeywordsMaxTokens":    reflect.ValueOf(constant.MakeFromLiteral("200", token.INT, 0)),
+		"DefaultNaiveK":               reflect.ValueOf(constant.MakeFromLiteral("50", token.INT, 0)),
+		"DefaultRRFK":                 reflect.ValueOf(constant.MakeFromLiteral("60", token.INT, 0)),
+		"DefaultRetrieveK":            reflect.ValueOf(constant.MakeFromLiteral("50", token.INT, 0)),
+		"DefaultSubquestions":         reflect.ValueOf(constant.MakeFromLiteral("3", token.INT, 0)),
+		"DefaultSummaryMaxTokens":     reflect.ValueOf(constant.MakeFromLiteral("500", token.INT, 0)),
+		"DefaultTimeDepth":            reflect.ValueOf(constant.MakeFromLiteral("5", token.INT, 0)),
+		"DefaultTimeMaxTokens":        reflect.ValueOf(constant.MakeFromLiteral("100", token.INT, 0)),
+		"DefaultTimeWidenDays":        reflect.ValueOf(constant.MakeFromLiteral("2", token.INT, 0)),
+		"DenseBatch":                  reflect.ValueOf(constant.MakeFromLiteral("256", token.INT, 0)),
+		"ErrCorruptVecStore":          reflect.ValueOf(&retrieval.ErrCorruptVecStore).Elem(),
+		"ErrExtractionInvalid":        reflect.ValueOf(&retrieval.ErrExtractionInvalid).Elem(),
+		"ErrNeedsModel":               reflect.ValueOf(&retrieval.ErrNeedsModel).Elem(),
+		"ExpansionKind":               reflect.ValueOf(retrieval.ExpansionKind),
+		"IDF":                         reflect.ValueOf(retrieval.IDF),
+		"JoinMerge":                   reflect.ValueOf(constant.MakeFromLiteral("\"merge\"", token.STRING, 0)),
+		"JoinMergeRaw":                reflect.ValueOf(constant.MakeFromLiteral("\"merge_raw\"", token.STRING, 0)),
+		"JoinNone":                    reflect.ValueOf(constant.MakeFromLiteral("\"none\"", token.STRING, 0)),
+		"JoinSeparate":                reflect.ValueOf(constant.MakeFromLiteral("\"separate\"", token.STRING, 0)),
+		"KindChunk":                   reflect.ValueOf(constant.MakeFromLiteral("\"chunk\"", token.STRING, 0)),
+		"KindFacts":                   reflect.ValueOf(constant.MakeFromLiteral("\"extract_facts\"", token.STRING, 0)),
+		"KindKeywords":                reflect.ValueOf(constant.MakeFromLiteral("\"extract_keywords\"", token.STRING, 0)),
+		"KindMemory":                  reflect.ValueOf(constant.MakeFromLiteral("\"memory\"", token.STRING, 0)),
+		"KindMerged":                  reflect.ValueOf(constant.MakeFromLiteral("\"merged\"", token.STRING, 0)),
+		"KindMergedRaw":               reflect.ValueOf(constant.MakeFromLiteral("\"merged_raw\"", token.STRING, 0)),
+		"KindNeighbor":                reflect.ValueOf(constant.MakeFromLiteral("\"neighbor\"", token.STRING, 0)),
+		"KindStatement":               reflect.ValueOf(constant.MakeFromLiteral("\"statement\"", token.STRING, 0)),
+		"KindSummary":                 reflect.ValueOf(constant.MakeFromLiteral("\"extract_summ\"", token.STRING, 0)),
+		"LoadVecStore":                reflect.ValueOf(retrieval.LoadVecStore),
+		"MeanRetrieval":               reflect.ValueOf(retrieval.MeanRetrieval),
+		"NameBaseNoMemory":            reflect.ValueOf(constant.MakeFromLiteral("\"base-no-memory\"", token.STRING, 0)),
+		"NameFlat":                    reflect.ValueOf(constant.MakeFromLiteral("\"flat-bm25\"", token.STRING, 0)),
+		"NameOracle":                  reflect.ValueOf(constant.MakeFromLiteral("\"oracle\"", token.STRING, 0)),
+		"NameOracleAddStatements":     reflect.ValueOf(constant.MakeFromLiteral("\"oracle+statements\"", token.STRING, 0)),
+		"NameOracleStatementsOnly":    reflect.ValueOf(constant.MakeFromLiteral("\"oracle-statements-only\"", token.STRING, 0)),
+		"NewBaseRecent":               reflect.ValueOf(retrieval.NewBaseRecent),
+		"NewDecomposed":               reflect.ValueOf(retrieval.NewDecomposed),
+		"NewDenseIndex":               reflect.ValueOf(retrieval.NewDenseIndex),
+		"NewFlat":                     reflect.ValueOf(retrieval.NewFlat),
+		"NewFlatUnits":                reflect.ValueOf(retrieval.NewFlatUnits),
+		"NewFlatUnitsContext":         reflect.ValueOf(retrieval.NewFlatUnitsContext),
+		"NewIncremental":              reflect.ValueOf(retrieval.NewIncremental),
+		"NewModelExtractor":           reflect.ValueOf(retrieval.NewModelExtractor),
+		"NewNaiveRAG":                 reflect.ValueOf(retrieval.NewNaiveRAG),
+		"NewOracle":                   reflect.ValueOf(retrieval.NewOracle),
+		"NewOracleStatements":         reflect.ValueOf(retrieval.NewOracleStatements),
+		"NewTimeAware":                reflect.ValueOf(retrieval.NewTimeAware),
+		"NewVecStore":                 reflect.ValueOf(retrieval.NewVecStore),
+		"OfflineHashed":               reflect.ValueOf(constant.MakeFromLiteral("\"hashed\"", token.STRING, 0)),
+		"OfflineLSA":                  reflect.ValueOf(constant.MakeFromLiteral("\"lsa\"", token.STRING, 0)),
+		"ScoreRetrieval":              reflect.ValueOf(retrieval.ScoreRetrieval),
+		"ScorerBM25":                  reflect.ValueOf(constant.MakeFromLiteral("\"bm25\"", token.STRING, 0)),
+		"ScorerDense":                 reflect.ValueOf(constant.MakeFromLiteral("\"dense\"", token.STRING, 0)),
+		"ScorerHybrid":                reflect.ValueOf(constant.MakeFromLiteral("\"hybrid\"", token.STRING, 0)),
+		"SplitSubquestionTag":         reflect.ValueOf(retrieval.SplitSubquestionTag),
+		"StatementTag":                reflect.ValueOf(constant.MakeFromLiteral("\"#st\"", token.STRING, 0)),
+		"StatementsOnly":              reflect.ValueOf(constant.MakeFromLiteral("\"statements-only\"", token.STRING, 0)),
+		"SubquestionTag":              reflect.ValueOf(constant.MakeFromLiteral("\"#sq\"", token.STRING, 0)),
+		"TimeFilter":                  reflect.ValueOf(constant.MakeFromLiteral("\"filter\"", token.STRING, 0)),
+		"TimeFront":                   reflect.ValueOf(constant.MakeFromLiteral("\"front\"", token.STRING, 0)),
+		"TimeOrder":                   reflect.ValueOf(retrieval.TimeOrder),
+		"TraceRanking":                reflect.ValueOf(retrieval.TraceRanking),
 
 		// type definitions
-		"BM25Params":     reflect.ValueOf((*retrieval.BM25Params)(nil)),
-		"Flat":           reflect.ValueOf((*retrieval.Flat)(nil)),
-		"Hit":            reflect.ValueOf((*retrieval.Hit)(nil)),
-		"Oracle":         reflect.ValueOf((*retrieval.Oracle)(nil)),
-		"RetrievalScore": reflect.ValueOf((*retrieval.RetrievalScore)(nil)),
-		"System":         reflect.ValueOf((*retrieval.System)(nil)),
+		"BM25Params":         reflect.ValueOf((*retrieval.BM25Params)(nil)),
+		"BaseNoMemory":       reflect.ValueOf((*retrieval.BaseNoMemory)(nil)),
+		"BaseRecent":         reflect.ValueOf((*retrieval.BaseRecent)(nil)),
+		"Chatter":            reflect.ValueOf((*retrieval.Chatter)(nil)),
+		"DecomposeConfig":    reflect.ValueOf((*retrieval.DecomposeConfig)(nil)),
+		"Decomposed":         reflect.ValueOf((*retrieval.Decomposed)(nil)),
+		"Decomposition":      reflect.ValueOf((*retrieval.Decomposition)(nil)),
+		"DenseIndex":         reflect.ValueOf((*retrieval.DenseIndex)(nil)),
+		"ExtractionError":    reflect.ValueOf((*retrieval.ExtractionError)(nil)),
+		"Flat":               reflect.ValueOf((*retrieval.Flat)(nil)),
+		"FlatConfig":         reflect.ValueOf((*retrieval.FlatConfig)(nil)),
+		"FlatUnits":          reflect.ValueOf((*retrieval.FlatUnits)(nil)),
+		"Hit":                reflect.ValueOf((*retrieval.Hit)(nil)),
+		"Hybrid":             reflect.ValueOf((*retrieval.Hybrid)(nil)),
+		"Incremental":        reflect.ValueOf((*retrieval.Incremental)(nil)),
+		"Memory":             reflect.ValueOf((*retrieval.Memory)(nil)),
+		"Meter":              reflect.ValueOf((*retrieval.Meter)(nil)),
+		"Metered":            reflect.ValueOf((*retrieval.Metered)(nil)),
+		"ModelExtractConfig": reflect.ValueOf((*retrieval.ModelExtractConfig)(nil)),
+		"ModelExtractor":     reflect.ValueOf((*retrieval.ModelExtractor)(nil)),
+		"NaiveConfig":        reflect.ValueOf((*retrieval.NaiveConfig)(nil)),
+		"NaiveRAG":           reflect.ValueOf((*retrieval.NaiveRAG)(nil)),
+		"Oracle":             reflect.ValueOf((*retrieval.Oracle)(nil)),
+		"OracleStatements":   reflect.ValueOf((*retrieval.OracleStatements)(nil)),
+		"RRF":                reflect.ValueOf((*retrieval.RRF)(nil)),
+		"RetrievalScore":     reflect.ValueOf((*retrieval.RetrievalScore)(nil)),
+		"System":             reflect.ValueOf((*retrieval.System)(nil)),
+		"TimeAware":          reflect.ValueOf((*retrieval.TimeAware)(nil)),
+		"TimeAwareConfig":    reflect.ValueOf((*retrieval.TimeAwareConfig)(nil)),
+		"TimeRange":          reflect.ValueOf((*retrieval.TimeRange)(nil)),
+		"TimeRanged":         reflect.ValueOf((*retrieval.TimeRanged)(nil)),
+		"TraceScore":         reflect.ValueOf((*retrieval.TraceScore)(nil)),
+		"Unit":               reflect.ValueOf((*retrieval.Unit)(nil)),
+		"UnitOptions":        reflect.ValueOf((*retrieval.UnitOptions)(nil)),
+		"UnitReport":         reflect.ValueOf((*retrieval.UnitReport)(nil)),
+		"VecHit":             reflect.ValueOf((*retrieval.VecHit)(nil)),
+		"VecStore":           reflect.ValueOf((*retrieval.VecStore)(nil)),
 
 		// interface wrapper definitions
-		"_System": reflect.ValueOf((*_github_com_memlab_memlab_retrieval_System)(nil)),
+		"_Chatter":    reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Chatter)(nil)),
+		"_Memory":     reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Memory)(nil)),
+		"_Metered":    reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Metered)(nil)),
+		"_System":     reflect.ValueOf((*_github_com_memlab_memlab_retrieval_System)(nil)),
+		"_TimeRanged": reflect.ValueOf((*_github_com_memlab_memlab_retrieval_TimeRanged)(nil)),
 	}
+}
+
+// _github_com_memlab_memlab_retrieval_Chatter is an interface wrapper for Chatter type
+type _github_com_memlab_memlab_retrieval_Chatter struct {
+	IValue interface{}
+	WChat  func(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error)
+}
+
+func (W _github_com_memlab_memlab_retrieval_Chatter) Chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
+	return W.WChat(ctx, req)
+}
+
+// _github_com_memlab_memlab_retrieval_Memory is an interface wrapper for Memory type
+type _github_com_memlab_memlab_retrieval_Memory struct {
+	IValue  interface{}
+	WIngest func(ctx context.Context, corpusID string, traces []datasets.Trace) error
+	WMeter  func() retrieval.Meter
+	WName   func() string
+	WSearch func(ctx context.Context, q datasets.Question, k int) ([]retrieval.Hit, error)
+}
+
+func (W _github_com_memlab_memlab_retrieval_Memory) Ingest(ctx context.Context, corpusID string, traces []datasets.Trace) error {
+	return W.WIngest(ctx, corpusID, traces)
+}
+func (W _github_com_memlab_memlab_retrieval_Memory) Meter() retrieval.Meter {
+	return W.WMeter()
+}
+func (W _github_com_memlab_memlab_retrieval_Memory) Name() string {
+	return W.WName()
+}
+func (W _github_com_memlab_memlab_retrieval_Memory) Search(ctx context.Context, q datasets.Question, k int) ([]retrieval.Hit, error) {
+	return W.WSearch(ctx, q, k)
+}
+
+// _github_com_memlab_memlab_retrieval_Metered is an interface wrapper for Metered type
+type _github_com_memlab_memlab_retrieval_Metered struct {
+	IValue interface{}
+	WMeter func() retrieval.Meter
+}
+
+func (W _github_com_memlab_memlab_retrieval_Metered) Meter() retrieval.Meter {
+	return W.WMeter()
 }
 
 // _github_com_memlab_memlab_retrieval_System is an interface wrapper for System type
@@ -49,4 +188,14 @@ func (W _github_com_memlab_memlab_retrieval_System) Name() string {
 }
 func (W _github_com_memlab_memlab_retrieval_System) Retrieve(ctx context.Context, q datasets.Question, k int) ([]retrieval.Hit, error) {
 	return W.WRetrieve(ctx, q, k)
+}
+
+// _github_com_memlab_memlab_retrieval_TimeRanged is an interface wrapper for TimeRanged type
+type _github_com_memlab_memlab_retrieval_TimeRanged struct {
+	IValue         interface{}
+	WRetrieveRange func(ctx context.Context, q datasets.Question, k int, from time.Time, to time.Time) ([]retrieval.Hit, error)
+}
+
+func (W _github_com_memlab_memlab_retrieval_TimeRanged) RetrieveRange(ctx context.Context, q datasets.Question, k int, from time.Time, to time.Time) ([]retrieval.Hit, error) {
+	return W.WRetrieveRange(ctx, q, k, from, to)
 }

@@ -11,6 +11,7 @@ func init() {
 	Symbols["github.com/memlab/memlab/runs/runs"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"AnswerTable":    reflect.ValueOf(runs.AnswerTable),
+		"CostTable":      reflect.ValueOf(runs.CostTable),
 		"Evaluate":       reflect.ValueOf(runs.Evaluate),
 		"RecallAtKTable": reflect.ValueOf(runs.RecallAtKTable),
 		"RetrievalTable": reflect.ValueOf(runs.RetrievalTable),

@@ -28,7 +28,12 @@ var Packages = []string{
 	"github.com/memlab/memlab/llm",
 	"github.com/memlab/memlab/llm/offline",
 	"github.com/memlab/memlab/retrieval",
+	"github.com/memlab/memlab/retrieval/amem",
+	"github.com/memlab/memlab/retrieval/mem0",
+	"github.com/memlab/memlab/retrieval/memos",
+	"github.com/memlab/memlab/retrieval/timeline",
 	"github.com/memlab/memlab/retrieval/tokenize",
+	"github.com/memlab/memlab/retrieval/weaviate",
 	"github.com/memlab/memlab/runs",
 }
 
@@ -36,6 +41,8 @@ var Packages = []string{
 //go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/generate github.com/memlab/memlab/judge github.com/memlab/memlab/retrieval
 //go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/retrieval/tokenize github.com/memlab/memlab/runs
 //go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/llm github.com/memlab/memlab/llm/offline
+//go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/retrieval/amem github.com/memlab/memlab/retrieval/mem0 github.com/memlab/memlab/retrieval/memos github.com/memlab/memlab/retrieval/timeline
+//go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/retrieval/weaviate
 //go:generate go run ../internal/cmd/extract -name stdlib gonum.org/v1/gonum/stat gonum.org/v1/gonum/floats gonum.org/v1/gonum/mat gonum.org/v1/gonum/stat/distuv
 //go:generate go run ../internal/cmd/extract -name stdlib gonum.org/v1/plot gonum.org/v1/plot/plotter gonum.org/v1/plot/plotutil gonum.org/v1/plot/vg
 //go:generate go run ../internal/cmd/extract -name stdlib gonum.org/v1/plot/vg/draw gonum.org/v1/plot/vg/vgimg gonum.org/v1/plot/font gonum.org/v1/plot/text gonum.org/v1/plot/palette

@@ -1,0 +1,63 @@
+// Package weaviate keeps memlab retrieval units in a Weaviate server and
+// searches them there: dense (nearVector, cosine), BM25 and hybrid search,
+// with temporal admission applied by the server before ranking.
+//
+// # Server
+//
+// The package talks to a running server (Weaviate 1.35.2 with
+// weaviate-go-client v4.16.1). scripts/weaviate-start.sh installs one if
+// needed, starts it on loopback (REST 127.0.0.1:8089, gRPC 127.0.0.1:50051)
+// with the settings this package relies on, waits until it is ready and
+// prints the environment (MEMLAB_WEAVIATE_URL, MEMLAB_WEAVIATE_GRPC) to
+// eval. Two of those settings matter for results: USE_INVERTED_SEARCHABLE=
+// false (with the default BlockMax index, BM25 ranks freshly imported
+// objects wrongly until a memtable flush in 1.35.2) and
+// AUTOSCHEMA_ENABLED=false (an unexpected property is an error, not a new
+// property).
+//
+// # Collections
+//
+// A Store is one collection (Weaviate class). CollectionName derives one per
+// dataset fingerprint and embedder, so vectors of different embedders never
+// mix; the corpora of a dataset share it and every object names its corpus.
+// The schema: corpus, unitId, traceIds, kind and medium are text with field
+// tokenization (exact match); hasTime is a boolean; eventTime a date;
+// content the unit's text (word tokenization); terms the text cut by
+// tokenize.Tokens (the tokenizer of memlab's Flat BM25, which also splits
+// Chinese into character bigrams) and joined by spaces, with whitespace
+// tokenization: BM25 and the keyword side of hybrid search read terms, so
+// lexical matching is the same in English and Chinese. Vectors come from the
+// caller (vectorizer none), with cosine distance and a flat (exact, the
+// default) or HNSW index. The vector length is recorded in the collection's
+// description and checked on the client side: the server does not check it
+// (a wrong-length object is stored without an index entry).
+//
+// Object ids are ObjectID(corpus, unit id), a name-based UUID, so importing
+// a unit again replaces it: re-ingest is idempotent, and an import that
+// failed half way (the server died) is resumed by running it again.
+// Dates are sent as RFC 3339 strings (a time.Time property is silently
+// dropped on the gRPC import path).
+//
+// # Temporal admission
+//
+// A search for a question asked at t carries the filter
+//
+//	corpus == C AND (hasTime == false OR eventTime <= t)
+//
+// A unit of unknown time is stored with hasTime false and no eventTime: it
+// matches the first operand, and a missing eventTime never matches the
+// second, so it is always admitted, as datasets.Admit does. A question of
+// unknown time (zero t) gets the filter corpus == C alone. Weaviate applies
+// the filter before ranking (the flat index scores only allowed objects;
+// HNSW searches with the allow list), so k hits come back whenever k
+// admitted units exist.
+//
+// # Systems
+//
+// System puts a Store behind retrieval.Memory and retrieval.System: it
+// embeds units with an llm.Embedder (dense and hybrid modes), imports them,
+// and searches in one of three modes: dense (Hit.Score = cosine
+// similarity), bm25 and hybrid (Weaviate's scores; hybrid fuses with
+// relative score fusion, Weaviate's default, weight Alpha on the vector
+// side). Its meter counts embedded texts.
+package weaviate

@@ -1,0 +1,466 @@
+package weaviate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-openapi/strfmt"
+	wv "github.com/weaviate/weaviate-go-client/v4/weaviate"
+	"github.com/weaviate/weaviate-go-client/v4/weaviate/graphql"
+	wvgrpc "github.com/weaviate/weaviate-go-client/v4/weaviate/grpc"
+	"github.com/weaviate/weaviate/entities/models"
+
+	"github.com/memlab/memlab/retrieval"
+	"github.com/memlab/memlab/retrieval/tokenize"
+)
+
+// Vector index types of Config.Index.
+const (
+	IndexFlat = "flat" // exact brute-force search (the default)
+	IndexHNSW = "hnsw" // approximate graph search
+)
+
+// Defaults of Config.
+const (
+	DefaultBatchSize = 200
+	DefaultTimeout   = 60 * time.Second
+)
+
+// Environment variables naming the server, as printed by
+// scripts/weaviate-start.sh.
+const (
+	EnvURL  = "MEMLAB_WEAVIATE_URL"  // REST base URL, e.g. http://127.0.0.1:8089
+	EnvGRPC = "MEMLAB_WEAVIATE_GRPC" // gRPC host:port, e.g. 127.0.0.1:50051
+)
+
+// Property names of a memlab collection.
+const (
+	PropCorpus    = "corpus"    // corpus id (field tokenization: exact match)
+	PropUnitID    = "unitId"    // retrieval.Unit.ID (field)
+	PropTraceIDs  = "traceIds"  // retrieval.Unit.TraceIDs (text array, field)
+	PropKind      = "kind"      // retrieval.Unit.Kind (field)
+	PropMedium    = "medium"    // the trace's medium, "" for other units (field)
+	PropHasTime   = "hasTime"   // false when the unit's time is unknown
+	PropEventTime = "eventTime" // the unit's time (date, RFC 3339); absent when unknown
+	PropContent   = "content"   // the unit's text (word tokenization)
+	PropTerms     = "terms"     // tokenize.Tokens of the text joined by spaces (whitespace tokenization)
+)
+
+// schemaMarker starts the description of every collection this package
+// creates; the vector length follows it.
+const schemaMarker = "memlab retrieval units v1; dims="
+
+// Config says where the server is and which collection to use.
+type Config struct {
+	// URL is the server's REST base URL, e.g. "http://127.0.0.1:8089".
+	URL string
+	// GRPC is the server's gRPC address host:port, e.g. "127.0.0.1:50051",
+	// used for batch import; "" imports over REST.
+	GRPC string
+	// Collection is the Weaviate class name: an upper-case ASCII letter
+	// then ASCII letters and digits (CollectionName makes one per dataset
+	// and embedder). It is created when missing.
+	Collection string
+	// Dims is the vector length. For a new collection it must be > 0; for
+	// an existing one 0 takes the recorded length and any other value must
+	// match it.
+	Dims int
+	// Index is the vector index of a new collection: IndexFlat ("" is
+	// flat) or IndexHNSW. For an existing collection "" accepts what is
+	// there and any other value must match it. The distance is cosine.
+	Index string
+	// BatchSize is the number of objects per import request (0 = 200).
+	BatchSize int
+	// Timeout bounds each REST call and each gRPC batch call (0 = 60 s).
+	Timeout time.Duration
+}
+
+// Store is one Weaviate collection of memlab retrieval units. Objects carry
+// the corpus id, so several corpora of a dataset share a collection, and
+// every search is restricted to one corpus and to what exists at the
+// question's time, by a filter the server applies before ranking.
+//
+// A Store is safe for concurrent use by several goroutines.
+type Store struct {
+	client *wv.Client
+	cfg    Config
+	dims   int
+	index  string
+}
+
+// Open connects to the server of cfg, checks that it is ready, and creates
+// the collection when it does not exist (or checks that the existing one is
+// a memlab collection with the same vector length and index type).
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if !validClassName(cfg.Collection) {
+		return nil, fmt.Errorf("weaviate: open: collection %q: want an upper-case ASCII letter then ASCII letters and digits (see SanitizeClassName)", cfg.Collection)
+	}
+	u, err := url.Parse(cfg.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("weaviate: open %s: URL %q: want http://host:port", cfg.Collection, cfg.URL)
+	}
+	switch cfg.Index {
+	case "", IndexFlat, IndexHNSW:
+	default:
+		return nil, fmt.Errorf("weaviate: open %s: index %q: want %q or %q", cfg.Collection, cfg.Index, IndexFlat, IndexHNSW)
+	}
+	if cfg.Dims < 0 {
+		return nil, fmt.Errorf("weaviate: open %s: Dims = %d, want > 0", cfg.Collection, cfg.Dims)
+	}
+	if cfg.BatchSize < 0 {
+		return nil, fmt.Errorf("weaviate: open %s: BatchSize = %d, want > 0", cfg.Collection, cfg.BatchSize)
+	}
+	if cfg.BatchSize == 0 {
+		cfg.BatchSize = DefaultBatchSize
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	wc := wv.Config{Host: u.Host, Scheme: u.Scheme, Timeout: cfg.Timeout}
+	if cfg.GRPC != "" {
+		wc.GrpcConfig = &wvgrpc.Config{Host: cfg.GRPC, Secured: u.Scheme == "https"}
+	}
+	client, err := wv.NewClient(wc)
+	if err != nil {
+		return nil, fmt.Errorf("weaviate: open %s: connect to %s: %w", cfg.Collection, cfg.URL, err)
+	}
+	ready, err := client.Misc().ReadyChecker().Do(ctx)
+	if err != nil || !ready {
+		if err == nil {
+			err = errors.New("the server says it is not ready")
+		}
+		return nil, fmt.Errorf("weaviate: open %s: server %s not ready (start it with scripts/weaviate-start.sh): %w", cfg.Collection, cfg.URL, err)
+	}
+	s := &Store{client: client, cfg: cfg}
+	if err := s.ensureClass(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Collection returns the collection's name.
+func (s *Store) Collection() string { return s.cfg.Collection }
+
+// Dims returns the vector length of the collection.
+func (s *Store) Dims() int { return s.dims }
+
+// Index returns the collection's vector index type (IndexFlat or IndexHNSW).
+func (s *Store) Index() string { return s.index }
+
+// classDef is the schema of a new collection.
+func classDef(name string, dims int, index string) *models.Class {
+	field := func(n string, dt string) *models.Property {
+		return &models.Property{Name: n, DataType: []string{dt}, Tokenization: models.PropertyTokenizationField}
+	}
+	return &models.Class{
+		Class:             name,
+		Description:       fmt.Sprintf("%s%d", schemaMarker, dims),
+		Vectorizer:        "none",
+		VectorIndexType:   index,
+		VectorIndexConfig: map[string]interface{}{"distance": "cosine"},
+		Properties: []*models.Property{
+			field(PropCorpus, "text"),
+			field(PropUnitID, "text"),
+			field(PropTraceIDs, "text[]"),
+			field(PropKind, "text"),
+			field(PropMedium, "text"),
+			{Name: PropHasTime, DataType: []string{"boolean"}},
+			{Name: PropEventTime, DataType: []string{"date"}},
+			{Name: PropContent, DataType: []string{"text"}, Tokenization: models.PropertyTokenizationWord},
+			{Name: PropTerms, DataType: []string{"text"}, Tokenization: models.PropertyTokenizationWhitespace},
+		},
+	}
+}
+
+// ensureClass creates the collection or checks the existing one.
+func (s *Store) ensureClass(ctx context.Context) error {
+	name := s.cfg.Collection
+	exists, err := s.client.Schema().ClassExistenceChecker().WithClassName(name).Do(ctx)
+	if err != nil {
+		return fmt.Errorf("weaviate: open %s: check whether the collection exists: %w", name, err)
+	}
+	if !exists {
+		if s.cfg.Dims == 0 {
+			return fmt.Errorf("weaviate: open %s: the collection does not exist and Dims is 0: give the vector length", name)
+		}
+		s.dims, s.index = s.cfg.Dims, s.cfg.Index
+		if s.index == "" {
+			s.index = IndexFlat
+		}
+		err := s.client.Schema().ClassCreator().WithClass(classDef(name, s.dims, s.index)).Do(ctx)
+		if err == nil {
+			return nil
+		}
+		// another process may have created it meanwhile: fall through to the check
+		if again, cerr := s.client.Schema().ClassExistenceChecker().WithClassName(name).Do(ctx); cerr != nil || !again {
+			return fmt.Errorf("weaviate: open %s: create the collection: %w", name, err)
+		}
+	}
+	cls, err := s.client.Schema().ClassGetter().WithClassName(name).Do(ctx)
+	if err != nil {
+		return fmt.Errorf("weaviate: open %s: read the collection's schema: %w", name, err)
+	}
+	dims, err := checkClass(cls)
+	if err != nil {
+		return fmt.Errorf("weaviate: open %s: %w", name, err)
+	}
+	if s.cfg.Dims != 0 && s.cfg.Dims != dims {
+		return fmt.Errorf("weaviate: open %s: the collection holds %d-d vectors, Dims is %d", name, dims, s.cfg.Dims)
+	}
+	if s.cfg.Index != "" && s.cfg.Index != cls.VectorIndexType {
+		return fmt.Errorf("weaviate: open %s: the collection has a %q index, Index is %q", name, cls.VectorIndexType, s.cfg.Index)
+	}
+	s.dims, s.index = dims, cls.VectorIndexType
+	return nil
+}
+
+// checkClass checks that an existing class is a memlab collection and
+// returns its vector length.
+func checkClass(cls *models.Class) (int, error) {
+	var dims int
+	if _, err := fmt.Sscanf(strings.TrimPrefix(cls.Description, schemaMarker), "%d", &dims); err != nil ||
+		!strings.HasPrefix(cls.Description, schemaMarker) || dims <= 0 {
+		return 0, fmt.Errorf("the existing collection is not a memlab collection (description %q, want %q<dims>)", cls.Description, schemaMarker)
+	}
+	have := map[string]bool{}
+	for _, p := range cls.Properties {
+		have[p.Name] = true
+	}
+	for _, p := range classDef(cls.Class, dims, "").Properties {
+		if !have[p.Name] {
+			return 0, fmt.Errorf("the existing collection has no property %q", p.Name)
+		}
+	}
+	return dims, nil
+}
+
+// Drop deletes the collection and everything in it. The Store must not be
+// used afterwards.
+func (s *Store) Drop(ctx context.Context) error {
+	if err := s.client.Schema().ClassDeleter().WithClassName(s.cfg.Collection).Do(ctx); err != nil {
+		return fmt.Errorf("weaviate: drop %s: %w", s.cfg.Collection, err)
+	}
+	return nil
+}
+
+// Object is one unit to import: the unit, its corpus, its medium ("" when
+// it is not a raw trace) and its vector: Dims values, or none, and then the
+// object is stored without a vector and found by BM25 search only.
+type Object struct {
+	Corpus string
+	Unit   retrieval.Unit
+	Medium string
+	Vector []float32
+}
+
+// ObjectFailure is one object the server refused.
+type ObjectFailure struct {
+	Corpus  string
+	UnitID  string
+	UUID    string
+	Message string
+}
+
+// ImportError reports an import that did not store every object: the
+// objects the server refused one by one (Failures), and, when a whole
+// request failed (the server died or could not be reached), that error
+// (Transport). Objects of earlier requests stay stored; since object ids are
+// deterministic, running the same import again resumes it without
+// duplicates.
+type ImportError struct {
+	Collection string
+	// Total is the number of objects of the import; Sent the number sent in
+	// requests that got an answer; Failures those of them the server refused.
+	Total, Sent int
+	Failures    []ObjectFailure
+	// Transport is the error of the request that failed as a whole (nil
+	// when every request got an answer). The import stopped there.
+	Transport error
+}
+
+func (e *ImportError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "weaviate: import into %s: ", e.Collection)
+	if e.Transport != nil {
+		fmt.Fprintf(&b, "a batch request failed as a whole after %d of %d objects were sent (the import stopped; objects already stored stay, and running it again resumes it, as object ids are deterministic): %v",
+			e.Sent, e.Total, e.Transport)
+		if len(e.Failures) > 0 {
+			b.WriteString("; besides, ")
+		}
+	}
+	if len(e.Failures) > 0 {
+		fmt.Fprintf(&b, "%d of %d objects refused:", len(e.Failures), e.Total)
+		for i, f := range e.Failures {
+			if i == 5 {
+				fmt.Fprintf(&b, " ... and %d more", len(e.Failures)-i)
+				break
+			}
+			fmt.Fprintf(&b, " unit %q of corpus %q (%s): %s;", f.UnitID, f.Corpus, f.UUID, f.Message)
+		}
+	}
+	return strings.TrimSuffix(b.String(), ";")
+}
+
+// Unwrap returns the transport error.
+func (e *ImportError) Unwrap() error { return e.Transport }
+
+// Put imports objects: each is stored under ObjectID(corpus, unit id),
+// replacing what was stored under that id. Every object is checked first
+// (corpus and unit id set, no vector or Dims finite values): a bad one fails the call
+// before anything is sent, with an error naming the unit. Objects go in
+// batches of Config.BatchSize; objects the server refuses are collected and
+// the remaining batches still go; a batch request that fails as a whole
+// stops the import. Both are reported as an *ImportError.
+func (s *Store) Put(ctx context.Context, objs []Object) error {
+	built := make([]*models.Object, len(objs))
+	for i, o := range objs {
+		m, err := s.buildObject(o)
+		if err != nil {
+			return fmt.Errorf("weaviate: import into %s: object %d: %w", s.cfg.Collection, i, err)
+		}
+		built[i] = m
+	}
+	return s.importObjects(ctx, built, objs)
+}
+
+// buildObject checks o and makes the Weaviate object.
+func (s *Store) buildObject(o Object) (*models.Object, error) {
+	u := o.Unit
+	switch {
+	case o.Corpus == "":
+		return nil, fmt.Errorf("unit %q: empty corpus id", u.ID)
+	case u.ID == "":
+		return nil, fmt.Errorf("unit of corpus %q: empty unit id", o.Corpus)
+	case len(o.Vector) != 0 && len(o.Vector) != s.dims:
+		return nil, fmt.Errorf("unit %q of corpus %q: vector has %d values, the collection holds %d-d vectors", u.ID, o.Corpus, len(o.Vector), s.dims)
+	}
+	for j, v := range o.Vector {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return nil, fmt.Errorf("unit %q of corpus %q: vector value %d is %v", u.ID, o.Corpus, j, v)
+		}
+	}
+	kind := u.Kind
+	if kind == "" {
+		kind = retrieval.KindChunk
+	}
+	traceIDs := u.TraceIDs
+	if traceIDs == nil {
+		traceIDs = []string{}
+	}
+	props := map[string]interface{}{
+		PropCorpus:   o.Corpus,
+		PropUnitID:   u.ID,
+		PropTraceIDs: traceIDs,
+		PropKind:     kind,
+		PropMedium:   o.Medium,
+		PropHasTime:  !u.Time.IsZero(),
+		PropContent:  u.Text,
+		PropTerms:    strings.Join(tokenize.Tokens(u.Text), " "),
+	}
+	if !u.Time.IsZero() {
+		// a string, never a time.Time: the gRPC batch path silently drops time.Time values
+		props[PropEventTime] = u.Time.UTC().Format(time.RFC3339Nano)
+	}
+	m := &models.Object{
+		Class:      s.cfg.Collection,
+		ID:         strfmt.UUID(ObjectID(o.Corpus, u.ID)),
+		Properties: props,
+	}
+	if len(o.Vector) > 0 {
+		m.Vector = models.C11yVector(o.Vector)
+	}
+	return m, nil
+}
+
+// importObjects sends built objects in batches; objs names them in errors
+// (same order and length).
+func (s *Store) importObjects(ctx context.Context, built []*models.Object, objs []Object) error {
+	ie := &ImportError{Collection: s.cfg.Collection, Total: len(built)}
+	for start := 0; start < len(built); start += s.cfg.BatchSize {
+		end := min(start+s.cfg.BatchSize, len(built))
+		if err := ctx.Err(); err != nil {
+			ie.Transport = err
+			return ie
+		}
+		resp, err := s.client.Batch().ObjectsBatcher().WithObjects(built[start:end]...).Do(ctx)
+		if err != nil {
+			ie.Transport = fmt.Errorf("batch of objects %d..%d (units %q..%q): %w", start, end-1, objs[start].Unit.ID, objs[end-1].Unit.ID, err)
+			return ie
+		}
+		ie.Sent = end
+		ie.Failures = append(ie.Failures, batchFailures(resp, built[start:end], objs[start:end])...)
+	}
+	if len(ie.Failures) > 0 {
+		return ie
+	}
+	return nil
+}
+
+// batchFailures collects the refused objects of one batch answer. Answers
+// are matched to objects by id (the gRPC client returns them in request
+// order, the REST one not necessarily); an object missing from the answer
+// counts as refused.
+func batchFailures(resp []models.ObjectsGetResponse, built []*models.Object, objs []Object) []ObjectFailure {
+	byID := map[strfmt.UUID]int{}
+	for i, m := range built {
+		byID[m.ID] = i
+	}
+	answered := make([]bool, len(built))
+	var out []ObjectFailure
+	for k, r := range resp {
+		i, ok := byID[r.ID]
+		if !ok {
+			if k >= len(built) {
+				continue
+			}
+			i = k
+		}
+		answered[i] = true
+		if r.Result == nil || r.Result.Status == nil || *r.Result.Status != models.ObjectsGetResponseAO2ResultStatusFAILED {
+			continue
+		}
+		msg := "refused without a message"
+		if r.Result.Errors != nil {
+			var ms []string
+			for _, e := range r.Result.Errors.Error {
+				if e != nil && e.Message != "" {
+					ms = append(ms, e.Message)
+				}
+			}
+			if len(ms) > 0 {
+				msg = strings.Join(ms, "; ")
+			}
+		}
+		out = append(out, ObjectFailure{Corpus: objs[i].Corpus, UnitID: objs[i].Unit.ID, UUID: string(built[i].ID), Message: msg})
+	}
+	for i, a := range answered {
+		if !a {
+			out = append(out, ObjectFailure{Corpus: objs[i].Corpus, UnitID: objs[i].Unit.ID, UUID: string(built[i].ID), Message: "no answer for this object in the batch response"})
+		}
+	}
+	return out
+}
+
+// Count returns the number of objects of corpus in the collection ("" =
+// of every corpus).
+func (s *Store) Count(ctx context.Context, corpus string) (int, error) {
+	agg := s.client.GraphQL().Aggregate().WithClassName(s.cfg.Collection).
+		WithFields(graphql.Field{Name: "meta", Fields: []graphql.Field{{Name: "count"}}})
+	if corpus != "" {
+		agg = agg.WithWhere(corpusFilter(corpus))
+	}
+	res, err := agg.Do(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("weaviate: count %s corpus %q: %w", s.cfg.Collection, corpus, err)
+	}
+	n, err := parseCount(res, s.cfg.Collection)
+	if err != nil {
+		return 0, fmt.Errorf("weaviate: count %s corpus %q: %w", s.cfg.Collection, corpus, err)
+	}
+	return n, nil
+}
