@@ -54,7 +54,7 @@ var systems []retrieval.System
 var skipped []string
 add := func(name string, s retrieval.System, err error) {
 	if err != nil {
-		skipped = append(skipped, name+": "+err.Error())
+		skipped = append(skipped, err.Error()) // the error names the system
 		return
 	}
 	systems = append(systems, s)
