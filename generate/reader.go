@@ -2,6 +2,7 @@ package generate
 
 import (
 	"context"
+	"time"
 
 	"github.com/memlab/memlab/datasets"
 )
@@ -14,6 +15,11 @@ type Passage struct {
 	TraceIDs []string
 	// Text is the passage text.
 	Text string
+	// Time is when the passage's (latest) trace happened (zero = unknown)
+	// and Medium its kind (diary, chat_private, stream...); readers show
+	// them with the passage.
+	Time   time.Time
+	Medium string
 }
 
 // Answer is a reader's answer to one question.
@@ -34,6 +40,11 @@ type Answer struct {
 	// Raw is the reader's raw output (a model's reply, or the Extractive
 	// reader's score table) for the record.
 	Raw string
+	// Outcome says how a multiple-choice output was read: OutcomeChosen,
+	// OutcomeUnparseable or OutcomeAmbiguous ("" for free text). An
+	// unparseable or ambiguous output is a recorded failure, never a wrong
+	// letter.
+	Outcome string
 }
 
 // Reader answers a question from retrieved passages.
@@ -43,3 +54,10 @@ type Reader interface {
 	// Answer answers q from passages, which are in rank order.
 	Answer(ctx context.Context, q datasets.Question, passages []Passage) (Answer, error)
 }
+
+// Outcomes of reading a multiple-choice output.
+const (
+	OutcomeChosen      = "chosen"      // one option was named
+	OutcomeUnparseable = "unparseable" // no option could be read
+	OutcomeAmbiguous   = "ambiguous"   // two different options were named
+)

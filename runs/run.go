@@ -75,13 +75,14 @@ func Evaluate(ctx context.Context, d *datasets.Dataset, cfg Config) (*Result, er
 		before = metered.Meter()
 	}
 	recs := make([]Record, len(d.Questions))
+	media := mediaOf(d)
 	for n, i := range order {
 		if err := ctx.Err(); err != nil {
 			res.Records = compact(recs)
 			return res, fmt.Errorf("runs: evaluate %s at k=%d: stopped after %d of %d questions: %w",
 				res.System, cfg.K, n, len(d.Questions), err)
 		}
-		recs[i] = evaluateOne(ctx, d, cfg, d.Questions[i])
+		recs[i] = evaluateOne(ctx, d, cfg, d.Questions[i], media)
 	}
 	res.Records = recs
 	if isMetered {
@@ -104,7 +105,7 @@ func compact(recs []Record) []Record {
 	return out
 }
 
-func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q datasets.Question) Record {
+func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q datasets.Question, media map[string]string) Record {
 	start := time.Now()
 	rec := Record{
 		QuestionID: q.ID, CorpusID: q.CorpusID, Task: q.Task, Dimension: q.Dimension,
@@ -125,7 +126,11 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 	passages := make([]generate.Passage, 0, len(hits))
 	var context strings.Builder
 	for _, h := range hits {
-		passages = append(passages, generate.Passage{ID: h.UnitID, TraceIDs: h.TraceIDs, Text: h.Text})
+		p := generate.Passage{ID: h.UnitID, TraceIDs: h.TraceIDs, Text: h.Text, Time: h.Time}
+		if len(h.TraceIDs) > 0 {
+			p.Medium = media[q.CorpusID+"\x00"+h.TraceIDs[0]]
+		}
+		passages = append(passages, p)
 		rec.ContextIDs = append(rec.ContextIDs, h.UnitID)
 		context.WriteString(h.Text)
 		context.WriteString("\n")
@@ -169,6 +174,17 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 		rec.Judges[judge.MetricRougeL] = math.NaN()
 	}
 	return rec
+}
+
+// mediaOf maps "corpus\x00trace" to the trace's medium.
+func mediaOf(d *datasets.Dataset) map[string]string {
+	m := map[string]string{}
+	for _, c := range d.Corpora {
+		for _, t := range c.Traces {
+			m[c.ID+"\x00"+t.ID] = t.Medium
+		}
+	}
+	return m
 }
 
 // rankTraces cuts hits to trace ids, keeps the first occurrence of each, and
