@@ -25,6 +25,10 @@ type Record struct {
 	// Retrieval holds the recall variants, MRR and nDCG at K; HasGold is false
 	// for a question without gold trace ids.
 	Retrieval retrieval.RetrievalScore
+	// Hits are the system's unit-level hits as returned (kind, unit id,
+	// trace ids, score, time, text): what exports to the official formats
+	// and memory-utility judges read.
+	Hits []retrieval.Hit
 	// ContextIDs are the ids of the passages given to the reader, in order.
 	ContextIDs []string
 	// Choice is the option chosen in multiple-choice mode ("" when the

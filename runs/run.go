@@ -120,6 +120,7 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 		rec.Failure = "retrieve: " + err.Error()
 		return rec
 	}
+	rec.Hits = hits
 	rec.Ranked, rec.Scores = rankTraces(hits, cfg.K)
 	rec.Retrieval = retrieval.ScoreRetrieval(rec.Ranked, q.Evidence, cfg.K)
 
