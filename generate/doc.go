@@ -6,8 +6,16 @@
 //
 // A Reader takes a datasets.Question and its retrieved Passages and returns
 // an Answer: for multiple-choice questions an option id, otherwise a text.
-// Model-backed readers live with the LLM client; this package ships the
-// offline one:
+// Two readers ship:
+//
+//   - ModelReader: a model through the llm package (any Chatter). Its
+//     prompts (Prompts, PromptFor) follow the papers' protocols in memlab's
+//     own words: CloneMem free text (the person answers a close friend from
+//     the retrieved memories, each shown with its date and medium) and
+//     multiple choice (a letter), and one prompt per KnowMe task family.
+//     Every prompt is versioned by the hash of its text, recorded in the
+//     reader's name. A multiple-choice reply is read with ParseChoice; an
+//     unparseable or ambiguous reply is a recorded Outcome, not a letter.
 //
 //   - Extractive ("extractive (offline)"): no model. It picks the option best
 //     supported by the words of the retrieved text, or copies the retrieved
