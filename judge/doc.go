@@ -1,5 +1,21 @@
-// Package judge scores answers and retrieved context. This file set holds
-// the offline proxies, used when no LLM judge is reachable:
+// Package judge scores answers and retrieved context.
+//
+// # LLM judges
+//
+// CloneMemJudge scores QA consistency (0-3) and memory utility (recall in
+// [0,1], helpfulness 0-2); KnowMeJudge scores 0-5 with memlab's own rubric
+// per task family or with the benchmark's official rubric file
+// (LoadRubricFile). Judges call a Chatter at temperature 0 asking for JSON,
+// parse the reply robustly (ParseVerdict: fences, prose around the object,
+// single quotes, trailing commas, scores as strings), retry an unparseable
+// reply, and return a Verdict per item with the judge model, rubric hash,
+// raw output, score and reasoning. A reply that still cannot be read, an
+// out-of-range score or a failed call is a named Failure with a NaN score,
+// counted by Aggregate ("n judged / n failed"), never a 0.
+//
+// # Offline proxies
+//
+// Used when no LLM judge is reachable:
 //
 //   - TokenF1 ("Token F1 (proxy)") and RougeL ("ROUGE-L (proxy)") of an
 //     answer against the reference answer;

@@ -1,0 +1,304 @@
+package judge
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Parse outcomes of a judge reply. ParseVerdict and ParseObject return
+// errors that wrap one of them, so errors.Is names the outcome; FailureOf
+// turns such an error into the Verdict.Failure string.
+var (
+	// ErrNoJSON: the reply holds no JSON object, even after repair.
+	ErrNoJSON = errors.New("no JSON object")
+	// ErrMissingScore: the object has no score field, or its value is not
+	// a number (nor a string holding one).
+	ErrMissingScore = errors.New("missing score")
+	// ErrOutOfRange: the score is a number outside the judge's scale.
+	ErrOutOfRange = errors.New("score out of range")
+)
+
+// Failure kinds recorded in Verdict.Failure ("" means judged).
+const (
+	FailureNoJSON       = "no_json"
+	FailureOutOfRange   = "out_of_range"
+	FailureMissingScore = "missing_score"
+	// FailureCallFailed prefixes the kind of a failed model call:
+	// "call_failed: timeout", "call_failed: rate_limit", ...
+	FailureCallFailed = "call_failed"
+	// FailureNoRubric: no rubric template for the question's task, so no
+	// call was made.
+	FailureNoRubric = "no_rubric"
+	// FailureNoGold: the question has no gold evidence statements, so a
+	// judge of memory recall has nothing to compare with; no call was made.
+	FailureNoGold = "no_gold"
+)
+
+// FailureOf returns the Verdict.Failure kind of a parse error: FailureNoJSON,
+// FailureMissingScore or FailureOutOfRange; "" for nil, and
+// FailureNoJSON for any other error.
+func FailureOf(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, ErrOutOfRange):
+		return FailureOutOfRange
+	case errors.Is(err, ErrMissingScore):
+		return FailureMissingScore
+	}
+	return FailureNoJSON
+}
+
+// ParseVerdict reads a score and its reasoning from a judge's reply. It
+// accepts what judges write in practice:
+//
+//   - a clean JSON object;
+//   - the object inside a ``` or ```json code fence;
+//   - prose around the object (the outermost {...} is taken);
+//   - single-quoted keys and strings, and trailing commas (repaired);
+//   - the score as a number (integer or float) or as a string holding one.
+//
+// field names the score key (matched exactly, then ignoring case). The
+// reasoning is the first string value among the keys: field with a
+// "_score" suffix replaced by "_reason", "reasoning", "reason", then any key
+// containing "reason"; "" when there is none.
+//
+// The errors wrap ErrNoJSON (no object, or prose only), ErrMissingScore (no
+// such field, or not a finite number) or ErrOutOfRange (outside [min, max]).
+// On error the score is NaN, never 0.
+func ParseVerdict(raw, field string, min, max float64) (score float64, reasoning string, err error) {
+	obj, err := ParseObject(raw)
+	if err != nil {
+		return math.NaN(), "", err
+	}
+	score, err = ScoreField(obj, field, min, max)
+	return score, ReasonField(obj, field), err
+}
+
+// ParseObject extracts the JSON object of a judge's reply with the repairs
+// ParseVerdict describes. The error wraps ErrNoJSON.
+func ParseObject(raw string) (map[string]any, error) {
+	for _, cand := range candidates(raw) {
+		if obj, ok := decodeObject(cand); ok {
+			return obj, nil
+		}
+		if obj, ok := decodeObject(repairJSON(cand)); ok {
+			return obj, nil
+		}
+	}
+	return nil, fmt.Errorf("judge: parse reply %q: %w", clip(raw, 80), ErrNoJSON)
+}
+
+// ScoreField reads obj[field] as a number in [min, max]. The error wraps
+// ErrMissingScore or ErrOutOfRange; the score is then NaN.
+func ScoreField(obj map[string]any, field string, min, max float64) (float64, error) {
+	v, ok := lookup(obj, field)
+	if !ok {
+		return math.NaN(), fmt.Errorf("judge: parse reply: field %q absent (keys: %s): %w", field, keys(obj), ErrMissingScore)
+	}
+	var x float64
+	switch t := v.(type) {
+	case float64:
+		x = t
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+		if err != nil {
+			return math.NaN(), fmt.Errorf("judge: parse reply: field %q = %q is not a number: %w", field, t, ErrMissingScore)
+		}
+		x = f
+	default:
+		return math.NaN(), fmt.Errorf("judge: parse reply: field %q = %v (%T) is not a number: %w", field, v, v, ErrMissingScore)
+	}
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return math.NaN(), fmt.Errorf("judge: parse reply: field %q = %v is not finite: %w", field, x, ErrMissingScore)
+	}
+	if x < min || x > max {
+		return math.NaN(), fmt.Errorf("judge: parse reply: field %q = %v outside [%v, %v]: %w", field, x, min, max, ErrOutOfRange)
+	}
+	return x, nil
+}
+
+// ReasonField returns the reasoning that goes with the score field, as
+// ParseVerdict describes; "" when there is none.
+func ReasonField(obj map[string]any, field string) string {
+	names := []string{}
+	if base, ok := strings.CutSuffix(field, "_score"); ok {
+		names = append(names, base+"_reason")
+	}
+	names = append(names, "reasoning", "reason")
+	for _, n := range names {
+		if v, ok := lookup(obj, n); ok {
+			if s, ok := v.(string); ok {
+				return s
+			}
+		}
+	}
+	// Any other key holding "reason", in a stable order.
+	best := ""
+	for k := range obj {
+		if strings.Contains(strings.ToLower(k), "reason") {
+			if _, ok := obj[k].(string); ok && (best == "" || k < best) {
+				best = k
+			}
+		}
+	}
+	if best != "" {
+		return obj[best].(string)
+	}
+	return ""
+}
+
+func lookup(obj map[string]any, field string) (any, bool) {
+	if v, ok := obj[field]; ok {
+		return v, true
+	}
+	for k, v := range obj {
+		if strings.EqualFold(strings.TrimSpace(k), field) {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+func keys(obj map[string]any) string {
+	ks := make([]string, 0, len(obj))
+	for k := range obj {
+		ks = append(ks, strconv.Quote(k))
+	}
+	sort.Strings(ks)
+	if len(ks) == 0 {
+		return "none"
+	}
+	return strings.Join(ks, ", ")
+}
+
+// candidates lists the texts that may be the object, best first: the
+// whole reply, the body of each code fence, and the outermost {...}.
+func candidates(raw string) []string {
+	s := strings.TrimSpace(raw)
+	out := []string{s}
+	rest := s
+	for {
+		i := strings.Index(rest, "```")
+		if i < 0 {
+			break
+		}
+		body := rest[i+3:]
+		j := strings.Index(body, "```")
+		if j < 0 {
+			break
+		}
+		fence := body[:j]
+		// Drop the info string ("json") on the fence's first line.
+		if nl := strings.IndexByte(fence, '\n'); nl >= 0 && !strings.Contains(fence[:nl], "{") {
+			fence = fence[nl+1:]
+		}
+		out = append(out, strings.TrimSpace(fence))
+		rest = body[j+3:]
+	}
+	if i, j := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}'); i >= 0 && j > i {
+		out = append(out, s[i:j+1])
+	}
+	return out
+}
+
+func decodeObject(s string) (map[string]any, bool) {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "{") {
+		return nil, false
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(s), &obj); err != nil || obj == nil {
+		return nil, false
+	}
+	return obj, true
+}
+
+// repairJSON rewrites single-quoted strings as double-quoted ones and drops
+// trailing commas before } or ]. Double-quoted strings are copied as they
+// are (an apostrophe inside them is kept).
+func repairJSON(s string) string {
+	var b strings.Builder
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch r {
+		case '"':
+			// Copy a double-quoted string verbatim.
+			b.WriteRune(r)
+			for i++; i < len(rs); i++ {
+				b.WriteRune(rs[i])
+				if rs[i] == '\\' && i+1 < len(rs) {
+					i++
+					b.WriteRune(rs[i])
+					continue
+				}
+				if rs[i] == '"' {
+					break
+				}
+			}
+		case '\'':
+			// A single-quoted string: re-quote, escaping inner double quotes.
+			b.WriteRune('"')
+			for i++; i < len(rs); i++ {
+				c := rs[i]
+				if c == '\\' && i+1 < len(rs) {
+					i++
+					if rs[i] == '\'' {
+						b.WriteRune('\'')
+					} else {
+						b.WriteRune('\\')
+						b.WriteRune(rs[i])
+					}
+					continue
+				}
+				if c == '\'' {
+					// An apostrophe followed by a letter is inside a word
+					// ('it's'); a closing quote is followed by , : } ] or space.
+					if i+1 < len(rs) && isWordRune(rs[i+1]) && i > 0 && isWordRune(rs[i-1]) {
+						b.WriteRune('\'')
+						continue
+					}
+					break
+				}
+				if c == '"' {
+					b.WriteString(`\"`)
+					continue
+				}
+				b.WriteRune(c)
+			}
+			b.WriteRune('"')
+		case ',':
+			// Drop a comma followed (after spaces) by } or ].
+			j := i + 1
+			for j < len(rs) && (rs[j] == ' ' || rs[j] == '\n' || rs[j] == '\t' || rs[j] == '\r') {
+				j++
+			}
+			if j < len(rs) && (rs[j] == '}' || rs[j] == ']') {
+				continue
+			}
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isWordRune(r rune) bool {
+	return r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') || r > 127
+}
+
+// clip shortens s to at most n runes for error messages.
+func clip(s string, n int) string {
+	rs := []rune(s)
+	if len(rs) <= n {
+		return s
+	}
+	return string(rs[:n]) + "…"
+}
