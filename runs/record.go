@@ -3,6 +3,7 @@ package runs
 import (
 	"time"
 
+	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/retrieval"
 )
 
@@ -43,6 +44,12 @@ type Record struct {
 	// this question; NaN means undefined for this question (e.g. evidence
 	// coverage without gold statements).
 	Judges map[string]float64
+	// Verdicts are the LLM judges' verdicts, judged or failed, each with
+	// its judge model, rubric hash, raw output, score and reasoning.
+	Verdicts []judge.Verdict
+	// ChoiceOutcome is how a model reader's multiple-choice output was read
+	// (generate.OutcomeChosen, OutcomeUnparseable, OutcomeAmbiguous).
+	ChoiceOutcome string
 	// Failure is non-empty when a step failed for this question; a failed
 	// record is counted apart and never scored.
 	Failure string

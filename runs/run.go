@@ -21,6 +21,9 @@ type Config struct {
 	System retrieval.System
 	Reader generate.Reader
 	K      int
+	// Judges are the LLM judges run on each answered question (none offline:
+	// the proxies always run).
+	Judges []Judge
 }
 
 // Result is the records of one configuration over a dataset's questions.
@@ -151,10 +154,14 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 			rec.Failure = "read (multiple choice): " + err.Error()
 			return rec
 		}
-		rec.Choice = a.Choice
-		if judge.ChoiceCorrect(a.Choice, q.Correct) {
+		rec.Choice, rec.ChoiceOutcome = a.Choice, a.Outcome
+		switch {
+		case a.Outcome == generate.OutcomeUnparseable || a.Outcome == generate.OutcomeAmbiguous:
+			// A recorded failure of the reader, not a wrong letter: counted
+			// apart (Summary.ChoiceUnread), left out of choice accuracy.
+		case judge.ChoiceCorrect(a.Choice, q.Correct):
 			rec.Judges[judge.MetricChoiceAccuracy] = 1
-		} else {
+		default:
 			rec.Judges[judge.MetricChoiceAccuracy] = 0
 		}
 	}
@@ -167,6 +174,15 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 		return rec
 	}
 	rec.Answer, rec.AnswerTraceIDs, rec.Abstained = a.Text, a.TraceIDs, a.Abstained
+	if len(cfg.Judges) > 0 {
+		retrieved := make([]string, len(passages))
+		for i, p := range passages {
+			retrieved[i] = p.Text
+		}
+		for _, j := range cfg.Judges {
+			rec.Verdicts = append(rec.Verdicts, j.Judge(ctx, q, a.Text, retrieved)...)
+		}
+	}
 	if q.Answer != "" {
 		rec.Judges[judge.MetricTokenF1] = judge.TokenF1(a.Text, q.Answer)
 		rec.Judges[judge.MetricRougeL] = judge.RougeL(a.Text, q.Answer)

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/memlab/memlab/analysis"
+	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/retrieval"
 )
@@ -34,6 +35,9 @@ type Summary struct {
 	Retrieval retrieval.RetrievalScore
 	// Judges maps a judge metric name to its mean over defined values.
 	Judges map[string]Mean
+	// ChoiceUnread counts multiple-choice outputs that could not be read
+	// (unparseable or ambiguous): failures of the reader, not wrong letters.
+	ChoiceUnread int
 }
 
 // Summarize aggregates records. Failed records are counted and excluded;
@@ -53,6 +57,9 @@ func Summarize(group string, recs []Record) Summary {
 			continue
 		}
 		scored = append(scored, r.Retrieval)
+		if r.ChoiceOutcome == generate.OutcomeUnparseable || r.ChoiceOutcome == generate.OutcomeAmbiguous {
+			s.ChoiceUnread++
+		}
 		for name, v := range r.Judges {
 			if math.IsNaN(v) {
 				continue
@@ -142,7 +149,11 @@ func AnswerTable(sums []Summary) analysis.Table {
 				row = append(row, "n/a")
 				continue
 			}
-			row = append(row, fmt.Sprintf("%s (n=%d)", analysis.Fmt(m.Value, 3), m.N))
+			cell := fmt.Sprintf("%s (n=%d)", analysis.Fmt(m.Value, 3), m.N)
+			if n == judge.MetricChoiceAccuracy && s.ChoiceUnread > 0 {
+				cell += fmt.Sprintf(", %d unread", s.ChoiceUnread)
+			}
+			row = append(row, cell)
 		}
 		t.AddRow(row)
 	}
