@@ -10,8 +10,13 @@ import (
 func init() {
 	Symbols["github.com/memlab/memlab/analysis/analysis"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Fmt": reflect.ValueOf(analysis.Fmt),
-		"Pct": reflect.ValueOf(analysis.Pct),
+		"CohenKappa":             reflect.ValueOf(analysis.CohenKappa),
+		"Confusion":              reflect.ValueOf(analysis.Confusion),
+		"Fmt":                    reflect.ValueOf(analysis.Fmt),
+		"PairLabels":             reflect.ValueOf(analysis.PairLabels),
+		"Pct":                    reflect.ValueOf(analysis.Pct),
+		"QuadraticWeightedKappa": reflect.ValueOf(analysis.QuadraticWeightedKappa),
+		"ReadLabelsCSV":          reflect.ValueOf(analysis.ReadLabelsCSV),
 
 		// type definitions
 		"LinePlot": reflect.ValueOf((*analysis.LinePlot)(nil)),

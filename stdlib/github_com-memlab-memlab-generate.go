@@ -6,6 +6,7 @@ import (
 	"context"
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/llm"
 	"go/constant"
 	"go/token"
 	"reflect"
@@ -14,26 +15,69 @@ import (
 func init() {
 	Symbols["github.com/memlab/memlab/generate/generate"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"CannotDetermine":  reflect.ValueOf(generate.CannotDetermine),
-		"DefaultMargin":    reflect.ValueOf(constant.MakeFromLiteral("0.1000000000000000000013552527156068805425093160010874271392822266", token.FLOAT, 0)),
-		"DefaultPassages":  reflect.ValueOf(constant.MakeFromLiteral("3", token.INT, 0)),
-		"DefaultSentences": reflect.ValueOf(constant.MakeFromLiteral("2", token.INT, 0)),
-		"DefaultThreshold": reflect.ValueOf(constant.MakeFromLiteral("0.5", token.FLOAT, 0)),
-		"ErrAmbiguous":     reflect.ValueOf(&generate.ErrAmbiguous).Elem(),
-		"ErrUnparseable":   reflect.ValueOf(&generate.ErrUnparseable).Elem(),
-		"NameExtractive":   reflect.ValueOf(constant.MakeFromLiteral("\"extractive (offline)\"", token.STRING, 0)),
-		"NewExtractive":    reflect.ValueOf(generate.NewExtractive),
-		"ParseChoice":      reflect.ValueOf(generate.ParseChoice),
+		"CannotDetermine":            reflect.ValueOf(generate.CannotDetermine),
+		"DefaultChoiceMaxTokens":     reflect.ValueOf(constant.MakeFromLiteral("16", token.INT, 0)),
+		"DefaultChoiceTemperature":   reflect.ValueOf(constant.MakeFromLiteral("0.1000000000000000000013552527156068805425093160010874271392822266", token.FLOAT, 0)),
+		"DefaultFreeMaxTokens":       reflect.ValueOf(constant.MakeFromLiteral("512", token.INT, 0)),
+		"DefaultFreeTemperature":     reflect.ValueOf(constant.MakeFromLiteral("0.6999999999999999999891579782751449556599254719913005828857421875", token.FLOAT, 0)),
+		"DefaultMargin":              reflect.ValueOf(constant.MakeFromLiteral("0.1000000000000000000013552527156068805425093160010874271392822266", token.FLOAT, 0)),
+		"DefaultPassages":            reflect.ValueOf(constant.MakeFromLiteral("3", token.INT, 0)),
+		"DefaultSentences":           reflect.ValueOf(constant.MakeFromLiteral("2", token.INT, 0)),
+		"DefaultThreshold":           reflect.ValueOf(constant.MakeFromLiteral("0.5", token.FLOAT, 0)),
+		"ErrAmbiguous":               reflect.ValueOf(&generate.ErrAmbiguous).Elem(),
+		"ErrUnparseable":             reflect.ValueOf(&generate.ErrUnparseable).Elem(),
+		"FormatTime":                 reflect.ValueOf(generate.FormatTime),
+		"IsRefusal":                  reflect.ValueOf(generate.IsRefusal),
+		"NameExtractive":             reflect.ValueOf(constant.MakeFromLiteral("\"extractive (offline)\"", token.STRING, 0)),
+		"NewExtractive":              reflect.ValueOf(generate.NewExtractive),
+		"NewModelReader":             reflect.ValueOf(generate.NewModelReader),
+		"NewPrompt":                  reflect.ValueOf(generate.NewPrompt),
+		"OutcomeAmbiguous":           reflect.ValueOf(constant.MakeFromLiteral("\"ambiguous\"", token.STRING, 0)),
+		"OutcomeChosen":              reflect.ValueOf(constant.MakeFromLiteral("\"chosen\"", token.STRING, 0)),
+		"OutcomeUnparseable":         reflect.ValueOf(constant.MakeFromLiteral("\"unparseable\"", token.STRING, 0)),
+		"ParseChoice":                reflect.ValueOf(generate.ParseChoice),
+		"PromptCloneMemChoice":       reflect.ValueOf(&generate.PromptCloneMemChoice).Elem(),
+		"PromptCloneMemFree":         reflect.ValueOf(&generate.PromptCloneMemFree).Elem(),
+		"PromptFor":                  reflect.ValueOf(generate.PromptFor),
+		"PromptHash":                 reflect.ValueOf(generate.PromptHash),
+		"PromptKnowMeAbstention":     reflect.ValueOf(&generate.PromptKnowMeAbstention).Elem(),
+		"PromptKnowMeExtraction":     reflect.ValueOf(&generate.PromptKnowMeExtraction).Elem(),
+		"PromptKnowMeInsight":        reflect.ValueOf(&generate.PromptKnowMeInsight).Elem(),
+		"PromptKnowMeOrdering":       reflect.ValueOf(&generate.PromptKnowMeOrdering).Elem(),
+		"PromptKnowMeTemporal":       reflect.ValueOf(&generate.PromptKnowMeTemporal).Elem(),
+		"Prompts":                    reflect.ValueOf(generate.Prompts),
+		"TaskAdversarialAbstention":  reflect.ValueOf(constant.MakeFromLiteral("\"Adversarial Abstention\"", token.STRING, 0)),
+		"TaskExpertPsychoanalysis":   reflect.ValueOf(constant.MakeFromLiteral("\"Expert-Annotated Psychoanalysis\"", token.STRING, 0)),
+		"TaskInformationExtraction":  reflect.ValueOf(constant.MakeFromLiteral("\"Information Extraction\"", token.STRING, 0)),
+		"TaskLogicalEventOrdering":   reflect.ValueOf(constant.MakeFromLiteral("\"Logical Event Ordering\"", token.STRING, 0)),
+		"TaskMindBodyInteraction":    reflect.ValueOf(constant.MakeFromLiteral("\"Mind-Body Interaction\"", token.STRING, 0)),
+		"TaskMnesticTriggerAnalysis": reflect.ValueOf(constant.MakeFromLiteral("\"Mnestic Trigger Analysis\"", token.STRING, 0)),
+		"TaskTemporalReasoning":      reflect.ValueOf(constant.MakeFromLiteral("\"Temporal Reasoning\"", token.STRING, 0)),
 
 		// type definitions
-		"Answer":     reflect.ValueOf((*generate.Answer)(nil)),
-		"Extractive": reflect.ValueOf((*generate.Extractive)(nil)),
-		"Passage":    reflect.ValueOf((*generate.Passage)(nil)),
-		"Reader":     reflect.ValueOf((*generate.Reader)(nil)),
+		"Answer":       reflect.ValueOf((*generate.Answer)(nil)),
+		"Chatter":      reflect.ValueOf((*generate.Chatter)(nil)),
+		"Extractive":   reflect.ValueOf((*generate.Extractive)(nil)),
+		"ModelReader":  reflect.ValueOf((*generate.ModelReader)(nil)),
+		"Passage":      reflect.ValueOf((*generate.Passage)(nil)),
+		"Prompt":       reflect.ValueOf((*generate.Prompt)(nil)),
+		"Reader":       reflect.ValueOf((*generate.Reader)(nil)),
+		"ReaderConfig": reflect.ValueOf((*generate.ReaderConfig)(nil)),
 
 		// interface wrapper definitions
-		"_Reader": reflect.ValueOf((*_github_com_memlab_memlab_generate_Reader)(nil)),
+		"_Chatter": reflect.ValueOf((*_github_com_memlab_memlab_generate_Chatter)(nil)),
+		"_Reader":  reflect.ValueOf((*_github_com_memlab_memlab_generate_Reader)(nil)),
 	}
+}
+
+// _github_com_memlab_memlab_generate_Chatter is an interface wrapper for Chatter type
+type _github_com_memlab_memlab_generate_Chatter struct {
+	IValue interface{}
+	WChat  func(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error)
+}
+
+func (W _github_com_memlab_memlab_generate_Chatter) Chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
+	return W.WChat(ctx, req)
 }
 
 // _github_com_memlab_memlab_generate_Reader is an interface wrapper for Reader type

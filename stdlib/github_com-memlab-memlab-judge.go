@@ -3,7 +3,9 @@
 package stdlib
 
 import (
+	"context"
 	"github.com/memlab/memlab/judge"
+	"github.com/memlab/memlab/llm"
 	"go/constant"
 	"go/token"
 	"reflect"
@@ -12,13 +14,89 @@ import (
 func init() {
 	Symbols["github.com/memlab/memlab/judge/judge"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"ChoiceCorrect":          reflect.ValueOf(judge.ChoiceCorrect),
-		"EvidenceCoverage":       reflect.ValueOf(judge.EvidenceCoverage),
-		"MetricChoiceAccuracy":   reflect.ValueOf(constant.MakeFromLiteral("\"Choice accuracy\"", token.STRING, 0)),
-		"MetricEvidenceCoverage": reflect.ValueOf(constant.MakeFromLiteral("\"Evidence coverage (proxy for memory recall)\"", token.STRING, 0)),
-		"MetricRougeL":           reflect.ValueOf(constant.MakeFromLiteral("\"ROUGE-L (proxy)\"", token.STRING, 0)),
-		"MetricTokenF1":          reflect.ValueOf(constant.MakeFromLiteral("\"Token F1 (proxy)\"", token.STRING, 0)),
-		"RougeL":                 reflect.ValueOf(judge.RougeL),
-		"TokenF1":                reflect.ValueOf(judge.TokenF1),
+		"Aggregate":                  reflect.ValueOf(judge.Aggregate),
+		"ChoiceCorrect":              reflect.ValueOf(judge.ChoiceCorrect),
+		"CloneMemMemoryHash":         reflect.ValueOf(&judge.CloneMemMemoryHash).Elem(),
+		"CloneMemMemoryPrompt":       reflect.ValueOf(constant.MakeFromLiteral("\"You judge how well retrieved memory items support answering a question about a person, before any answer is written.\\n\\nQuestion:\\n{{question}}\\n\\nWhat the person's memory says (gold statements):\\n{{memory}}\\n\\nRetrieved items:\\n{{retrieved}}\\n\\nFirst, for each gold statement decide whether its meaning is covered by the retrieved items (wording may differ). Memory recall is the number of covered statements divided by the number of gold statements, a number from 0 to 1.\\n\\nThen rate how helpful the retrieved items are for answering the question:\\n0 - they conflict with the memory or would mislead or confuse.\\n1 - they support part of the answer.\\n2 - they are sufficient to answer fully.\\n\\nReply with this JSON object only:\\n{\\\"Mem_recall\\\": <number from 0 to 1>, \\\"Mem_helpful_score\\\": <0, 1 or 2>, \\\"Mem_hits\\\": [\\\"<covered gold statements>\\\"], \\\"Mem_helpful_reason\\\": \\\"<one or two sentences>\\\"}\"", token.STRING, 0)),
+		"CloneMemQAHash":             reflect.ValueOf(&judge.CloneMemQAHash).Elem(),
+		"CloneMemQAPrompt":           reflect.ValueOf(constant.MakeFromLiteral("\"You judge whether an answer given on behalf of a person is faithful to that person's memory.\\n\\nQuestion:\\n{{question}}\\n\\nWhat the person's memory says (gold statements):\\n{{memory}}\\n\\nReference answer:\\n{{reference_answer}}\\n\\nAnswer to judge:\\n{{candidate_answer}}\\n\\nJudge only the content: whether the answer relies on the facts, constraints, preferences and states in the memory. Do not reward or punish style, tone or length.\\n\\nScore on this scale:\\n0 - the answer contradicts the memory, or states facts the memory does not support (a hallucination).\\n1 - the answer is consistent but generic: it could be said of anyone and does not draw on this person's memory.\\n2 - the answer draws on part of the relevant memory but leaves out some of it.\\n3 - the answer draws on all of the relevant memory.\\n\\nReply with this JSON object only:\\n{\\\"QA_consistency_score\\\": <0, 1, 2 or 3>, \\\"QA_consistency_reason\\\": \\\"<one or two sentences>\\\"}\"", token.STRING, 0)),
+		"DefaultRetries":             reflect.ValueOf(constant.MakeFromLiteral("2", token.INT, 0)),
+		"ErrMissingScore":            reflect.ValueOf(&judge.ErrMissingScore).Elem(),
+		"ErrNoJSON":                  reflect.ValueOf(&judge.ErrNoJSON).Elem(),
+		"ErrOutOfRange":              reflect.ValueOf(&judge.ErrOutOfRange).Elem(),
+		"EvidenceCoverage":           reflect.ValueOf(judge.EvidenceCoverage),
+		"FailureCallFailed":          reflect.ValueOf(constant.MakeFromLiteral("\"call_failed\"", token.STRING, 0)),
+		"FailureMissingScore":        reflect.ValueOf(constant.MakeFromLiteral("\"missing_score\"", token.STRING, 0)),
+		"FailureNoGold":              reflect.ValueOf(constant.MakeFromLiteral("\"no_gold\"", token.STRING, 0)),
+		"FailureNoJSON":              reflect.ValueOf(constant.MakeFromLiteral("\"no_json\"", token.STRING, 0)),
+		"FailureNoRubric":            reflect.ValueOf(constant.MakeFromLiteral("\"no_rubric\"", token.STRING, 0)),
+		"FailureOf":                  reflect.ValueOf(judge.FailureOf),
+		"FailureOutOfRange":          reflect.ValueOf(constant.MakeFromLiteral("\"out_of_range\"", token.STRING, 0)),
+		"FamilyAbstention":           reflect.ValueOf(constant.MakeFromLiteral("\"abstention\"", token.STRING, 0)),
+		"FamilyFactual":              reflect.ValueOf(constant.MakeFromLiteral("\"factual\"", token.STRING, 0)),
+		"FamilyInsight":              reflect.ValueOf(constant.MakeFromLiteral("\"insight\"", token.STRING, 0)),
+		"FamilyNumeric":              reflect.ValueOf(constant.MakeFromLiteral("\"numeric\"", token.STRING, 0)),
+		"FamilyOrdering":             reflect.ValueOf(constant.MakeFromLiteral("\"ordering\"", token.STRING, 0)),
+		"FieldKnowMeScore":           reflect.ValueOf(constant.MakeFromLiteral("\"score\"", token.STRING, 0)),
+		"FieldMemHelpful":            reflect.ValueOf(constant.MakeFromLiteral("\"Mem_helpful_score\"", token.STRING, 0)),
+		"FieldMemRecall":             reflect.ValueOf(constant.MakeFromLiteral("\"Mem_recall\"", token.STRING, 0)),
+		"FieldQAScore":               reflect.ValueOf(constant.MakeFromLiteral("\"QA_consistency_score\"", token.STRING, 0)),
+		"HashText":                   reflect.ValueOf(judge.HashText),
+		"JudgeCloneMemMemory":        reflect.ValueOf(constant.MakeFromLiteral("\"clonemem-memory/memlab\"", token.STRING, 0)),
+		"JudgeCloneMemQA":            reflect.ValueOf(constant.MakeFromLiteral("\"clonemem-qa/memlab\"", token.STRING, 0)),
+		"KnowMeFamily":               reflect.ValueOf(judge.KnowMeFamily),
+		"KnowMeTasks":                reflect.ValueOf(judge.KnowMeTasks),
+		"LoadRubricFile":             reflect.ValueOf(judge.LoadRubricFile),
+		"MemlabRubrics":              reflect.ValueOf(judge.MemlabRubrics),
+		"MetricChoiceAccuracy":       reflect.ValueOf(constant.MakeFromLiteral("\"Choice accuracy\"", token.STRING, 0)),
+		"MetricEvidenceCoverage":     reflect.ValueOf(constant.MakeFromLiteral("\"Evidence coverage (proxy for memory recall)\"", token.STRING, 0)),
+		"MetricKnowMeScore":          reflect.ValueOf(constant.MakeFromLiteral("\"KnowMe-Bench score (LLM judge)\"", token.STRING, 0)),
+		"MetricMemoryHelpfulness":    reflect.ValueOf(constant.MakeFromLiteral("\"Memory helpfulness (LLM judge)\"", token.STRING, 0)),
+		"MetricMemoryRecall":         reflect.ValueOf(constant.MakeFromLiteral("\"Memory recall (LLM judge)\"", token.STRING, 0)),
+		"MetricQAConsistency":        reflect.ValueOf(constant.MakeFromLiteral("\"QA consistency (LLM judge)\"", token.STRING, 0)),
+		"MetricRougeL":               reflect.ValueOf(constant.MakeFromLiteral("\"ROUGE-L (proxy)\"", token.STRING, 0)),
+		"MetricTokenF1":              reflect.ValueOf(constant.MakeFromLiteral("\"Token F1 (proxy)\"", token.STRING, 0)),
+		"NewCloneMemJudge":           reflect.ValueOf(judge.NewCloneMemJudge),
+		"NewKnowMeJudge":             reflect.ValueOf(judge.NewKnowMeJudge),
+		"ParseObject":                reflect.ValueOf(judge.ParseObject),
+		"ParseRubrics":               reflect.ValueOf(judge.ParseRubrics),
+		"ParseVerdict":               reflect.ValueOf(judge.ParseVerdict),
+		"PlaceholderModelAnswer":     reflect.ValueOf(constant.MakeFromLiteral("\"{{model_answer}}\"", token.STRING, 0)),
+		"PlaceholderQuestion":        reflect.ValueOf(constant.MakeFromLiteral("\"{{question}}\"", token.STRING, 0)),
+		"PlaceholderReferenceAnswer": reflect.ValueOf(constant.MakeFromLiteral("\"{{reference_answer}}\"", token.STRING, 0)),
+		"ReasonField":                reflect.ValueOf(judge.ReasonField),
+		"Render":                     reflect.ValueOf(judge.Render),
+		"RougeL":                     reflect.ValueOf(judge.RougeL),
+		"ScoreField":                 reflect.ValueOf(judge.ScoreField),
+		"TaskAdversarialAbstention":  reflect.ValueOf(constant.MakeFromLiteral("\"Adversarial Abstention\"", token.STRING, 0)),
+		"TaskInformationExtraction":  reflect.ValueOf(constant.MakeFromLiteral("\"Information Extraction\"", token.STRING, 0)),
+		"TaskLogicalEventOrdering":   reflect.ValueOf(constant.MakeFromLiteral("\"Logical Event Ordering\"", token.STRING, 0)),
+		"TaskMindBody":               reflect.ValueOf(constant.MakeFromLiteral("\"Mind-Body Interaction\"", token.STRING, 0)),
+		"TaskMnesticTrigger":         reflect.ValueOf(constant.MakeFromLiteral("\"Mnestic Trigger Analysis\"", token.STRING, 0)),
+		"TaskPsychoanalysis":         reflect.ValueOf(constant.MakeFromLiteral("\"Expert-Annotated Psychoanalysis\"", token.STRING, 0)),
+		"TaskTemporalReasoning":      reflect.ValueOf(constant.MakeFromLiteral("\"Temporal Reasoning\"", token.STRING, 0)),
+		"TokenF1":                    reflect.ValueOf(judge.TokenF1),
+
+		// type definitions
+		"Chatter":       reflect.ValueOf((*judge.Chatter)(nil)),
+		"CloneMemJudge": reflect.ValueOf((*judge.CloneMemJudge)(nil)),
+		"Config":        reflect.ValueOf((*judge.Config)(nil)),
+		"KnowMeJudge":   reflect.ValueOf((*judge.KnowMeJudge)(nil)),
+		"RubricSet":     reflect.ValueOf((*judge.RubricSet)(nil)),
+		"Summary":       reflect.ValueOf((*judge.Summary)(nil)),
+		"Verdict":       reflect.ValueOf((*judge.Verdict)(nil)),
+
+		// interface wrapper definitions
+		"_Chatter": reflect.ValueOf((*_github_com_memlab_memlab_judge_Chatter)(nil)),
 	}
+}
+
+// _github_com_memlab_memlab_judge_Chatter is an interface wrapper for Chatter type
+type _github_com_memlab_memlab_judge_Chatter struct {
+	IValue interface{}
+	WChat  func(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error)
+}
+
+func (W _github_com_memlab_memlab_judge_Chatter) Chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
+	return W.WChat(ctx, req)
 }

@@ -3,25 +3,70 @@
 package stdlib
 
 import (
+	"context"
+	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/runs"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
 func init() {
 	Symbols["github.com/memlab/memlab/runs/runs"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"AnswerTable":    reflect.ValueOf(runs.AnswerTable),
-		"CostTable":      reflect.ValueOf(runs.CostTable),
-		"Evaluate":       reflect.ValueOf(runs.Evaluate),
-		"RecallAtKTable": reflect.ValueOf(runs.RecallAtKTable),
-		"RetrievalTable": reflect.ValueOf(runs.RetrievalTable),
-		"Summarize":      reflect.ValueOf(runs.Summarize),
+		"AnswerTable":         reflect.ValueOf(runs.AnswerTable),
+		"CloneMemFileName":    reflect.ValueOf(runs.CloneMemFileName),
+		"CloneMemMemoryJudge": reflect.ValueOf(runs.CloneMemMemoryJudge),
+		"CloneMemQAJudge":     reflect.ValueOf(runs.CloneMemQAJudge),
+		"CostTable":           reflect.ValueOf(runs.CostTable),
+		"Evaluate":            reflect.ValueOf(runs.Evaluate),
+		"JudgeTable":          reflect.ValueOf(runs.JudgeTable),
+		"KnowMeJudge":         reflect.ValueOf(runs.KnowMeJudge),
+		"KnowMeStatusError":   reflect.ValueOf(constant.MakeFromLiteral("\"error\"", token.STRING, 0)),
+		"KnowMeStatusSkipped": reflect.ValueOf(constant.MakeFromLiteral("\"skipped\"", token.STRING, 0)),
+		"KnowMeStatusSuccess": reflect.ValueOf(constant.MakeFromLiteral("\"success\"", token.STRING, 0)),
+		"KnowMeTable":         reflect.ValueOf(runs.KnowMeTable),
+		"ReadCloneMem":        reflect.ValueOf(runs.ReadCloneMem),
+		"ReadKnowMe":          reflect.ValueOf(runs.ReadKnowMe),
+		"ReadKnowMeScores":    reflect.ValueOf(runs.ReadKnowMeScores),
+		"RecallAtKTable":      reflect.ValueOf(runs.RecallAtKTable),
+		"RetrievalTable":      reflect.ValueOf(runs.RetrievalTable),
+		"SourcePersonID":      reflect.ValueOf(runs.SourcePersonID),
+		"SourceQuestionID":    reflect.ValueOf(runs.SourceQuestionID),
+		"Summarize":           reflect.ValueOf(runs.Summarize),
+		"Verdicts":            reflect.ValueOf(runs.Verdicts),
+		"WriteCloneMem":       reflect.ValueOf(runs.WriteCloneMem),
+		"WriteCloneMemCorpus": reflect.ValueOf(runs.WriteCloneMemCorpus),
+		"WriteCloneMemDir":    reflect.ValueOf(runs.WriteCloneMemDir),
+		"WriteKnowMe":         reflect.ValueOf(runs.WriteKnowMe),
 
 		// type definitions
-		"Config":  reflect.ValueOf((*runs.Config)(nil)),
-		"Mean":    reflect.ValueOf((*runs.Mean)(nil)),
-		"Record":  reflect.ValueOf((*runs.Record)(nil)),
-		"Result":  reflect.ValueOf((*runs.Result)(nil)),
-		"Summary": reflect.ValueOf((*runs.Summary)(nil)),
+		"Config":       reflect.ValueOf((*runs.Config)(nil)),
+		"Judge":        reflect.ValueOf((*runs.Judge)(nil)),
+		"KnowMeItem":   reflect.ValueOf((*runs.KnowMeItem)(nil)),
+		"KnowMeScore":  reflect.ValueOf((*runs.KnowMeScore)(nil)),
+		"KnowMeScores": reflect.ValueOf((*runs.KnowMeScores)(nil)),
+		"Mean":         reflect.ValueOf((*runs.Mean)(nil)),
+		"Record":       reflect.ValueOf((*runs.Record)(nil)),
+		"Result":       reflect.ValueOf((*runs.Result)(nil)),
+		"Summary":      reflect.ValueOf((*runs.Summary)(nil)),
+
+		// interface wrapper definitions
+		"_Judge": reflect.ValueOf((*_github_com_memlab_memlab_runs_Judge)(nil)),
 	}
+}
+
+// _github_com_memlab_memlab_runs_Judge is an interface wrapper for Judge type
+type _github_com_memlab_memlab_runs_Judge struct {
+	IValue interface{}
+	WJudge func(ctx context.Context, q datasets.Question, answer string, retrieved []string) []judge.Verdict
+	WName  func() string
+}
+
+func (W _github_com_memlab_memlab_runs_Judge) Judge(ctx context.Context, q datasets.Question, answer string, retrieved []string) []judge.Verdict {
+	return W.WJudge(ctx, q, answer, retrieved)
+}
+func (W _github_com_memlab_memlab_runs_Judge) Name() string {
+	return W.WName()
 }

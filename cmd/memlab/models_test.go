@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -119,5 +120,41 @@ func TestUnreachableEndpointStopsTheNotebookEarly(t *testing.T) {
 	}
 	if strings.Contains(stdout, "judge said") {
 		t.Error("work started although the endpoint is unreachable")
+	}
+}
+
+// TestKnowMeTable1Notebook runs notebooks/knowme_table1.go on KnowMe dataset
+// 1 (3 questions per task) against the fake server, with the official
+// rubric file: every task gets a row and every judgment is counted.
+func TestKnowMeTable1Notebook(t *testing.T) {
+	const data = "../../../shared/datasets/knowmebench/dataset1"
+	if _, err := os.Stat(data); err != nil {
+		t.Skipf("KnowMe-Bench dataset1 not found at %s: %v", data, err)
+	}
+	srv, err := llmtest.Start(llmtest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL())
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("MEMLAB_CONFIG", "")
+	t.Setenv("MEMLAB_CACHE", filepath.Join(t.TempDir(), "calls.db"))
+	code, stdout, stderr := memlab(t, "run", "../../notebooks/knowme_table1.go", "-o", t.TempDir(),
+		"-p", "data="+data, "-p", "rubric=../../../shared/datasets/knowmebench/evaluate prompt.md", "-p", "limit=3")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "judge: knowme/evaluate prompt.md") {
+		t.Errorf("the official rubric file was not used:\n%s", stdout)
+	}
+	for _, task := range []string{"Information Extraction", "Adversarial Abstention", "Temporal Reasoning", "Logical Event Ordering",
+		"Mnestic Trigger Analysis", "Mind-Body Interaction", "Expert-Annotated Psychoanalysis"} {
+		if !regexp.MustCompile(`\| ` + task + ` \| \d+\.\d% \(3 / 0\) \|`).MatchString(stdout) {
+			t.Errorf("no row with 3 judged / 0 failed for %s", task)
+		}
+	}
+	if !strings.Contains(stdout, "(21 / 0)") {
+		t.Errorf("no overall row counting 21 judged:\n%s", stdout)
 	}
 }
