@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/memlab/memlab/llm"
 	"math"
 	"sort"
 	"strconv"
@@ -83,11 +84,9 @@ func ParseVerdict(raw, field string, min, max float64) (score float64, reasoning
 // ParseObject extracts the JSON object of a judge's reply with the repairs
 // ParseVerdict describes. The error wraps ErrNoJSON.
 func ParseObject(raw string) (map[string]any, error) {
-	for _, cand := range candidates(raw) {
-		if obj, ok := decodeObject(cand); ok {
-			return obj, nil
-		}
-		if obj, ok := decodeObject(repairJSON(cand)); ok {
+	if b, ok := llm.ReplyJSON(raw); ok {
+		var obj map[string]any
+		if err := json.Unmarshal(b, &obj); err == nil {
 			return obj, nil
 		}
 	}
@@ -175,123 +174,6 @@ func keys(obj map[string]any) string {
 		return "none"
 	}
 	return strings.Join(ks, ", ")
-}
-
-// candidates lists the texts that may be the object, best first: the
-// whole reply, the body of each code fence, and the outermost {...}.
-func candidates(raw string) []string {
-	s := strings.TrimSpace(raw)
-	out := []string{s}
-	rest := s
-	for {
-		i := strings.Index(rest, "```")
-		if i < 0 {
-			break
-		}
-		body := rest[i+3:]
-		j := strings.Index(body, "```")
-		if j < 0 {
-			break
-		}
-		fence := body[:j]
-		// Drop the info string ("json") on the fence's first line.
-		if nl := strings.IndexByte(fence, '\n'); nl >= 0 && !strings.Contains(fence[:nl], "{") {
-			fence = fence[nl+1:]
-		}
-		out = append(out, strings.TrimSpace(fence))
-		rest = body[j+3:]
-	}
-	if i, j := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}'); i >= 0 && j > i {
-		out = append(out, s[i:j+1])
-	}
-	return out
-}
-
-func decodeObject(s string) (map[string]any, bool) {
-	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, "{") {
-		return nil, false
-	}
-	var obj map[string]any
-	if err := json.Unmarshal([]byte(s), &obj); err != nil || obj == nil {
-		return nil, false
-	}
-	return obj, true
-}
-
-// repairJSON rewrites single-quoted strings as double-quoted ones and drops
-// trailing commas before } or ]. Double-quoted strings are copied as they
-// are (an apostrophe inside them is kept).
-func repairJSON(s string) string {
-	var b strings.Builder
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		switch r {
-		case '"':
-			// Copy a double-quoted string verbatim.
-			b.WriteRune(r)
-			for i++; i < len(rs); i++ {
-				b.WriteRune(rs[i])
-				if rs[i] == '\\' && i+1 < len(rs) {
-					i++
-					b.WriteRune(rs[i])
-					continue
-				}
-				if rs[i] == '"' {
-					break
-				}
-			}
-		case '\'':
-			// A single-quoted string: re-quote, escaping inner double quotes.
-			b.WriteRune('"')
-			for i++; i < len(rs); i++ {
-				c := rs[i]
-				if c == '\\' && i+1 < len(rs) {
-					i++
-					if rs[i] == '\'' {
-						b.WriteRune('\'')
-					} else {
-						b.WriteRune('\\')
-						b.WriteRune(rs[i])
-					}
-					continue
-				}
-				if c == '\'' {
-					// An apostrophe followed by a letter is inside a word
-					// ('it's'); a closing quote is followed by , : } ] or space.
-					if i+1 < len(rs) && isWordRune(rs[i+1]) && i > 0 && isWordRune(rs[i-1]) {
-						b.WriteRune('\'')
-						continue
-					}
-					break
-				}
-				if c == '"' {
-					b.WriteString(`\"`)
-					continue
-				}
-				b.WriteRune(c)
-			}
-			b.WriteRune('"')
-		case ',':
-			// Drop a comma followed (after spaces) by } or ].
-			j := i + 1
-			for j < len(rs) && (rs[j] == ' ' || rs[j] == '\n' || rs[j] == '\t' || rs[j] == '\r') {
-				j++
-			}
-			if j < len(rs) && (rs[j] == '}' || rs[j] == ']') {
-				continue
-			}
-			b.WriteRune(r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func isWordRune(r rune) bool {
-	return r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') || r > 127
 }
 
 // clip shortens s to at most n runes for error messages.

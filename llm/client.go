@@ -542,29 +542,16 @@ func (c *Client) redact(rt *endpointRT, err error) error {
 	return e
 }
 
-// HasJSONObject reports whether s is, or holds, a JSON object: the whole
-// text (an array is accepted too: lenient parsers can use it), the body of a ``` code fence, or the outermost {...} of prose around
-// it. The client retries JSON-format answers that hold none; it returns the
+// HasJSONObject reports whether s holds a JSON object as ReplyJSON finds
+// it (an array is accepted too: lenient parsers can use it). The client retries JSON-format answers that hold none; it returns the
 // content as the model wrote it, and callers parse it (fences and prose
 // included) with their own robust parsers.
 func HasJSONObject(s string) bool {
+	if _, ok := ReplyJSON(s); ok {
+		return true
+	}
 	s = strings.TrimSpace(s)
-	if json.Valid([]byte(s)) {
-		return strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")
-	}
-	if i := strings.Index(s, "```"); i >= 0 {
-		body := s[i+3:]
-		if nl := strings.IndexByte(body, '\n'); nl >= 0 {
-			body = body[nl+1:]
-		}
-		if j := strings.Index(body, "```"); j >= 0 {
-			if b := strings.TrimSpace(body[:j]); strings.HasPrefix(b, "{") && json.Valid([]byte(b)) {
-				return true
-			}
-		}
-	}
-	i, j := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}')
-	return i >= 0 && j > i && json.Valid([]byte(s[i:j+1]))
+	return strings.HasPrefix(s, "[") && json.Valid([]byte(s))
 }
 
 func estimateTokens(ms []Message) int {

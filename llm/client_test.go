@@ -411,12 +411,23 @@ func TestHasJSONObject(t *testing.T) {
 		{`"just a string"`, false},
 		{`The score is 3.`, false},
 		{`{"score": 3`, false},
+		{`{'score': 3, 'reasoning': 'it's right',}`, true}, // repaired as the judges repair it
 		{``, false},
 	}
 	for _, c := range cases {
 		if got := HasJSONObject(c.in); got != c.want {
 			t.Errorf("HasJSONObject(%q) = %v, want %v", c.in, got, c.want)
 		}
+	}
+}
+
+func TestReplyJSON(t *testing.T) {
+	b, ok := ReplyJSON("Verdict:\n```json\n{'score': 2, 'tags': ['a', 'b',],}\n```")
+	if !ok || string(b) != `{"score": 2, "tags": ["a", "b"]}` {
+		t.Errorf("ReplyJSON = %s, %v", b, ok)
+	}
+	if got, ok := JSONStrings([]byte(`["x", 3, {"y": 1}, 2.5]`)); !ok || strings.Join(got, ",") != "x,3,2.5" {
+		t.Errorf("JSONStrings = %v, %v", got, ok)
 	}
 }
 

@@ -294,19 +294,14 @@ func mxStripFences(s string) string {
 	return strings.TrimSpace(t)
 }
 
-// mxDecodeObject decodes a model's JSON object answer into v: as is, then
-// without code fences, then the outermost {...} of the answer.
+// mxDecodeObject decodes a model's JSON object answer into v, found by
+// llm.ReplyJSON (fences, prose around it, repairable quoting).
 func mxDecodeObject(raw string, v any) error {
-	s := strings.TrimSpace(mxStripFences(raw))
-	err := json.Unmarshal([]byte(s), v)
-	if err == nil {
-		return nil
+	b, ok := llm.ReplyJSON(raw)
+	if !ok {
+		return fmt.Errorf("no JSON object in the answer")
 	}
-	i, j := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}')
-	if i < 0 || j <= i {
-		return fmt.Errorf("no JSON object: %w", err)
-	}
-	if err := json.Unmarshal([]byte(s[i:j+1]), v); err != nil {
+	if err := json.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("not a valid JSON object: %w", err)
 	}
 	return nil

@@ -345,11 +345,8 @@ type extraction struct {
 
 // outerJSON strips code fences and returns the outermost {...} of s.
 func outerJSON(s string) string {
-	i, j := strings.Index(s, "{"), strings.LastIndex(s, "}")
-	if i < 0 || j < i {
-		return ""
-	}
-	return s[i : j+1]
+	b, _ := llm.ReplyJSON(s)
+	return string(b)
 }
 
 // extract runs the MemReader call on one window. It returns nil items when

@@ -29,15 +29,8 @@ type stateAnswer struct {
 
 // outerJSON strips code fences and returns the outermost {...} of s.
 func outerJSON(s string) string {
-	s = strings.TrimSpace(s)
-	s = strings.TrimPrefix(s, "```json")
-	s = strings.TrimPrefix(s, "```")
-	s = strings.TrimSuffix(s, "```")
-	i, j := strings.Index(s, "{"), strings.LastIndex(s, "}")
-	if i < 0 || j < i {
-		return ""
-	}
-	return s[i : j+1]
+	b, _ := llm.ReplyJSON(s)
+	return string(b)
 }
 
 // modelState asks the extractor for the topic state at trace doc. It
