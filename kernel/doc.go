@@ -15,7 +15,11 @@
 //     silently keep the old one); re-running the same definition is fine;
 //     a redefined func gives a warning on the cell's stderr;
 //   - errors, panics, os.Exit and log.Fatal become a *CellError located in
-//     cell coordinates ("cell 2, line 3: undefined: x");
+//     cell coordinates ("cell 2, line 3: undefined: x"); when yaegi calls an
+//     undefined name a "constant definition loop", the kernel names it;
+//   - a top-level statement holding a multi-value short declaration in a
+//     nested block (yaegi v0.16.1 loses its variables) runs in a func of
+//     its own, with the same cell coordinates;
 //   - stdout, stderr (also os.Stdout and os.Stderr used in cells) and
 //     display outputs are captured per cell, in order;
 //   - the value of a trailing expression is returned for Out[n].
