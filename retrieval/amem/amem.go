@@ -3,7 +3,6 @@ package amem
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -474,35 +473,12 @@ func (m *Memory) call(ctx context.Context, prompt, schema, name string, query bo
 	if !m.cfg.NoJSONMode {
 		req.ResponseFormat, req.JSONSchema, req.SchemaName = llm.FormatJSONSchema, schema, name
 	}
-	resp, err := m.chat.Chat(ctx, req)
-	calls, tokens := &m.meter.IngestCalls, &m.meter.IngestTokens
-	if query {
-		calls, tokens = &m.meter.QueryCalls, &m.meter.QueryTokens
-	}
-	if err != nil {
-		var le *llm.Error
-		if errors.As(err, &le) && le.Kind == llm.ErrBadOutput && ctx.Err() == nil {
-			*calls++
-			return err.Error(), true, nil
-		}
-		return "", false, err
-	}
-	*calls++
-	*tokens += resp.Usage.PromptTokens + resp.Usage.CompletionTokens
-	return resp.Content, false, nil
+	return retrieval.ChatMetered(ctx, m.chat, req, &m.meter, query)
 }
 
 // embed embeds ingest texts and meters them.
 func (m *Memory) embed(ctx context.Context, texts []string) ([][]float32, error) {
-	vs, err := m.emb.Embed(ctx, texts)
-	if err != nil {
-		return nil, err
-	}
-	if len(vs) != len(texts) {
-		return nil, fmt.Errorf("embedder %s returned %d vectors for %d texts", m.emb.Name(), len(vs), len(texts))
-	}
-	m.meter.IngestEmbeds += len(texts)
-	return vs, nil
+	return retrieval.EmbedMetered(ctx, m.emb, texts, &m.meter, false)
 }
 
 // Search returns at most k hits for q (see the package doc). k = 0 gives no

@@ -3,7 +3,6 @@ package mem0
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -447,32 +446,13 @@ func (m *Memory) call(ctx context.Context, msgs []llm.Message) (reply string, ba
 	if m.cfg.NoJSONMode {
 		format = llm.FormatText
 	}
-	resp, err := m.chat.Chat(ctx, llm.ChatRequest{Role: m.cfg.Role, Model: m.cfg.Model, Messages: msgs,
-		Temperature: m.cfg.Temperature, TopP: m.cfg.TopP, MaxTokens: m.cfg.MaxTokens, ResponseFormat: format})
-	if err != nil {
-		var le *llm.Error
-		if errors.As(err, &le) && le.Kind == llm.ErrBadOutput && ctx.Err() == nil {
-			m.meter.IngestCalls++
-			return err.Error(), true, nil
-		}
-		return "", false, err
-	}
-	m.meter.IngestCalls++
-	m.meter.IngestTokens += resp.Usage.PromptTokens + resp.Usage.CompletionTokens
-	return resp.Content, false, nil
+	return retrieval.ChatMetered(ctx, m.chat, llm.ChatRequest{Role: m.cfg.Role, Model: m.cfg.Model, Messages: msgs,
+		Temperature: m.cfg.Temperature, TopP: m.cfg.TopP, MaxTokens: m.cfg.MaxTokens, ResponseFormat: format}, &m.meter, false)
 }
 
 // embed embeds ingest texts and meters them.
 func (m *Memory) embed(ctx context.Context, texts []string) ([][]float32, error) {
-	vs, err := m.emb.Embed(ctx, texts)
-	if err != nil {
-		return nil, err
-	}
-	if len(vs) != len(texts) {
-		return nil, fmt.Errorf("embedder %s returned %d vectors for %d texts", m.emb.Name(), len(vs), len(texts))
-	}
-	m.meter.IngestEmbeds += len(texts)
-	return vs, nil
+	return retrieval.EmbedMetered(ctx, m.emb, texts, &m.meter, false)
 }
 
 // Search returns the k best records admitted at q.AskedAt (see the package
