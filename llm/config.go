@@ -338,13 +338,32 @@ func ConfigFromEnv(getenv func(string) string) *Config {
 	if base == "" {
 		base = "https://api.openai.com/v1"
 	}
-	e := newEndpoint("default", 0)
-	e.BaseURLs = []string{strings.TrimRight(base, "/")}
+	c := SingleEndpoint(base, "")
+	e := c.Endpoints["default"]
 	e.KeyEnv = "OPENAI_API_KEY"
 	e.setKey(key)
-	c := &Config{Source: "environment", Endpoints: map[string]*Endpoint{"default": e}, Roles: map[string]RoleModel{}, Prices: map[string]Price{}}
+	c.Source = "environment"
 	for _, r := range Roles() {
-		m := getenv("MEMLAB_" + strings.ToUpper(r) + "_MODEL")
+		if m := getenv("MEMLAB_" + strings.ToUpper(r) + "_MODEL"); m != "" {
+			c.Roles[r] = RoleModel{Endpoint: "default", Model: m}
+		}
+	}
+	return c
+}
+
+// SingleEndpoint returns a configuration with one endpoint, "default", at
+// baseURL, with no key and the default limits, serving every role with
+// model ("" = the default model of each role: gpt-4o-mini, and
+// text-embedding-3-small for the embedder). Change its exported fields
+// (e.g. c.Endpoints["default"].MaxAttempts) before New to tune it. It is
+// what a single local server (vLLM, Ollama, llama.cpp) or a test needs.
+func SingleEndpoint(baseURL, model string) *Config {
+	e := newEndpoint("default", 0)
+	e.BaseURLs = []string{strings.TrimRight(baseURL, "/")}
+	c := &Config{Source: "single endpoint " + e.BaseURLs[0], Endpoints: map[string]*Endpoint{"default": e},
+		Roles: map[string]RoleModel{}, Prices: map[string]Price{}}
+	for _, r := range Roles() {
+		m := model
 		if m == "" {
 			m = defaultModels[r]
 		}

@@ -98,3 +98,16 @@ func TestConfigFromEnv(t *testing.T) {
 		t.Errorf("embedder model = %q", m)
 	}
 }
+
+func TestSingleEndpoint(t *testing.T) {
+	c := SingleEndpoint("http://127.0.0.1:8000/v1/", "qwen")
+	for _, r := range Roles() {
+		ep, m, err := c.Role(r)
+		if err != nil || m != "qwen" || ep.Name != "default" || ep.BaseURLs[0] != "http://127.0.0.1:8000/v1" || ep.HasKey() || ep.MaxAttempts != 6 {
+			t.Errorf("role %s: %+v %q %v", r, ep, m, err)
+		}
+	}
+	if _, m, _ := SingleEndpoint("http://x/v1", "").Role(RoleEmbedder); m != "text-embedding-3-small" {
+		t.Errorf("default embedder model %q", m)
+	}
+}

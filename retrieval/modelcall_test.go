@@ -23,11 +23,8 @@ func TestChatAndEmbedMetered(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	cfg, err := llm.ParseConfig("t", strings.NewReader("[endpoint f]\nbase_url = "+srv.URL()+"\nmax_attempts = 2\n[role extractor]\nendpoint = f\nmodel = m\n"),
-		func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := llm.SingleEndpoint(srv.URL(), "m")
+	cfg.Endpoints["default"].MaxAttempts = 2
 	c, _ := llm.New(cfg, llm.Options{})
 	var m Meter
 	req := llm.ChatRequest{Role: llm.RoleExtractor, Messages: []llm.Message{{Role: "user", Content: "x"}}, ResponseFormat: llm.FormatJSONObject}

@@ -46,6 +46,7 @@ func init() {
 		"RoleExtractor":    reflect.ValueOf(constant.MakeFromLiteral("\"extractor\"", token.STRING, 0)),
 		"RoleJudge":        reflect.ValueOf(constant.MakeFromLiteral("\"judge\"", token.STRING, 0)),
 		"Roles":            reflect.ValueOf(llm.Roles),
+		"SingleEndpoint":   reflect.ValueOf(llm.SingleEndpoint),
 
 		// type definitions
 		"ChatRequest":    reflect.ValueOf((*llm.ChatRequest)(nil)),

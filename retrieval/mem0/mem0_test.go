@@ -25,14 +25,8 @@ func fakeClient(t testing.TB, r llmtest.Responder) (*llm.Client, *llmtest.Server
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	src := "[endpoint fake]\nbase_url = " + srv.URL() + "\napi_key_env = FAKE_KEY\nmax_attempts = 1\n"
-	for _, role := range llm.Roles() {
-		src += fmt.Sprintf("[role %s]\nendpoint = fake\nmodel = test-model\n", role)
-	}
-	cfg, err := llm.ParseConfig("test.conf", strings.NewReader(src), func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := llm.SingleEndpoint(srv.URL(), "test-model")
+	cfg.Endpoints["default"].MaxAttempts = 1
 	c, err := llm.New(cfg, llm.Options{BackoffBase: time.Millisecond, BackoffMax: time.Millisecond, Seed: 1})
 	if err != nil {
 		t.Fatal(err)

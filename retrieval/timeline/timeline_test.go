@@ -340,14 +340,8 @@ func TestModelExtractor(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	src := "[endpoint fake]\nbase_url = " + srv.URL() + "\napi_key_env = K\nmax_attempts = 1\n"
-	for _, r := range llm.Roles() {
-		src += fmt.Sprintf("[role %s]\nendpoint = fake\nmodel = m\n", r)
-	}
-	cfg, err := llm.ParseConfig("t.conf", strings.NewReader(src), func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := llm.SingleEndpoint(srv.URL(), "m")
+	cfg.Endpoints["default"].MaxAttempts = 1
 	cl, err := llm.New(cfg, llm.Options{BackoffBase: time.Millisecond, BackoffMax: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
