@@ -27,6 +27,21 @@ func KnowMeTasks() []string {
 		TaskLogicalEventOrdering, TaskMnesticTrigger, TaskMindBody, TaskPsychoanalysis}
 }
 
+// KnowMeLevel returns the KnowMe-Bench level of a task: "I" (T1-T3,
+// perception), "II" (T4-T5, reasoning over time) or "III" (T6-T7,
+// insight); "" for a name that is not a KnowMe task.
+func KnowMeLevel(task string) string {
+	switch canonicalTask(task) {
+	case TaskInformationExtraction, TaskAdversarialAbstention, TaskTemporalReasoning:
+		return "I"
+	case TaskLogicalEventOrdering, TaskMnesticTrigger:
+		return "II"
+	case TaskMindBody, TaskPsychoanalysis:
+		return "III"
+	}
+	return ""
+}
+
 // canonicalTask returns the known task name matching s (case and spaces
 // ignored), or "".
 func canonicalTask(s string) string {

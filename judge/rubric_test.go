@@ -124,3 +124,18 @@ func TestOfficialRubricFile(t *testing.T) {
 		t.Error("hashes do not follow the sections")
 	}
 }
+
+func TestKnowMeLevel(t *testing.T) {
+	want := []string{"I", "I", "I", "II", "II", "III", "III"}
+	for i, task := range KnowMeTasks() {
+		if got := KnowMeLevel(task); got != want[i] {
+			t.Errorf("KnowMeLevel(%q) = %q, want %q", task, got, want[i])
+		}
+	}
+	if got := KnowMeLevel(" mind-body  interaction"); got != "III" {
+		t.Errorf("KnowMeLevel ignores case and spacing: got %q, want III", got)
+	}
+	if KnowMeLevel("single_point_factual") != "" {
+		t.Error("a CloneMem type has no KnowMe level")
+	}
+}

@@ -95,7 +95,6 @@ func KnowMeTable(results []*Result) analysis.Table {
 		t.Header = append(t.Header, fmt.Sprintf("%s, k=%d", r.System, r.K))
 		t.Align = append(t.Align, "r")
 	}
-	levels := []string{"I", "I", "I", "II", "II", "III", "III"}
 	cell := func(vs []judge.Verdict) string {
 		s := judge.Aggregate(vs)
 		if s.Judged+s.Failed == 0 {
@@ -103,8 +102,8 @@ func KnowMeTable(results []*Result) analysis.Table {
 		}
 		return fmt.Sprintf("%s (%d / %d)", analysis.Pct(s.Normalized), s.Judged, s.Failed)
 	}
-	for i, task := range judge.KnowMeTasks() {
-		row := []string{levels[i], task}
+	for _, task := range judge.KnowMeTasks() {
+		row := []string{judge.KnowMeLevel(task), task}
 		for _, r := range results {
 			var vs []judge.Verdict
 			for _, rec := range r.Records {

@@ -45,6 +45,7 @@ func init() {
 		"JudgeCloneMemMemory":        reflect.ValueOf(constant.MakeFromLiteral("\"clonemem-memory/memlab\"", token.STRING, 0)),
 		"JudgeCloneMemQA":            reflect.ValueOf(constant.MakeFromLiteral("\"clonemem-qa/memlab\"", token.STRING, 0)),
 		"KnowMeFamily":               reflect.ValueOf(judge.KnowMeFamily),
+		"KnowMeLevel":                reflect.ValueOf(judge.KnowMeLevel),
 		"KnowMeTasks":                reflect.ValueOf(judge.KnowMeTasks),
 		"LoadRubricFile":             reflect.ValueOf(judge.LoadRubricFile),
 		"MemlabRubrics":              reflect.ValueOf(judge.MemlabRubrics),
