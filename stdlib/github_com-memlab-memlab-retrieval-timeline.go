@@ -14,11 +14,15 @@ func init() {
 		// function, constant and variable definitions
 		"DefaultConfig":        reflect.ValueOf(timeline.DefaultConfig),
 		"New":                  reflect.ValueOf(timeline.New),
+		"RefFirst":             reflect.ValueOf(constant.MakeFromLiteral("\"first\"", token.STRING, 0)),
+		"RefNow":               reflect.ValueOf(constant.MakeFromLiteral("\"now\"", token.STRING, 0)),
+		"RefSpan":              reflect.ValueOf(constant.MakeFromLiteral("\"span\"", token.STRING, 0)),
 		"Shape":                reflect.ValueOf(timeline.Shape),
 		"ShapeComparison":      reflect.ValueOf(constant.MakeFromLiteral("\"comparison\"", token.STRING, 0)),
 		"ShapePattern":         reflect.ValueOf(constant.MakeFromLiteral("\"pattern\"", token.STRING, 0)),
 		"ShapePoint":           reflect.ValueOf(constant.MakeFromLiteral("\"point\"", token.STRING, 0)),
 		"ShapeTrajectory":      reflect.ValueOf(constant.MakeFromLiteral("\"trajectory\"", token.STRING, 0)),
+		"TimeRefs":             reflect.ValueOf(timeline.TimeRefs),
 		"TransitionCommitment": reflect.ValueOf(constant.MakeFromLiteral("\"commitment\"", token.STRING, 0)),
 		"TransitionModel":      reflect.ValueOf(constant.MakeFromLiteral("\"model\"", token.STRING, 0)),
 		"TransitionShift":      reflect.ValueOf(constant.MakeFromLiteral("\"shift\"", token.STRING, 0)),
@@ -31,5 +35,6 @@ func init() {
 		"SupportReport": reflect.ValueOf((*timeline.SupportReport)(nil)),
 		"Topic":         reflect.ValueOf((*timeline.Topic)(nil)),
 		"Transition":    reflect.ValueOf((*timeline.Transition)(nil)),
+		"Window":        reflect.ValueOf((*timeline.Window)(nil)),
 	}
 }

@@ -123,8 +123,9 @@ func evalSystem(t *testing.T, sys retrieval.System, qs []datasets.Question, k in
 // TestTimelineVsFlat compares the timeline memory with Flat-BM25 and a
 // dense Flat over offline LSA vectors at k = 10, on KnowMe-Bench dataset 1
 // (when present) and on the sample's trajectory, comparison and pattern
-// questions. It prints the table with -v and checks the timeline is not
-// worse than Flat-BM25 on the time-shaped sample questions.
+// questions. It prints the table with -v and checks, on the time-shaped
+// sample questions, that the timeline is not worse than Flat-BM25 on
+// Recall-Flat and above both Flat baselines on Recall-All-Any (issue 4).
 func TestTimelineVsFlat(t *testing.T) {
 	const k = 10
 	type row struct {
@@ -178,5 +179,11 @@ func TestTimelineVsFlat(t *testing.T) {
 	t.Log(b.String())
 	if tl, fl := timeShaped["timeline"], timeShaped["flat-bm25"]; math.IsNaN(tl.RecallFlat) || tl.RecallFlat < fl.RecallFlat {
 		t.Errorf("timeline Recall-Flat@10 %.3f on time-shaped sample questions, below flat-bm25 %.3f", tl.RecallFlat, fl.RecallFlat)
+	}
+	// issue 4's target on the sample: All-Any above both Flat baselines
+	for _, f := range []string{"flat-bm25", "flat-lsa"} {
+		if tl, fl := timeShaped["timeline"], timeShaped[f]; math.IsNaN(tl.AllAny) || tl.AllAny <= fl.AllAny {
+			t.Errorf("timeline Recall-All-Any@10 %.3f on time-shaped sample questions, not above %s %.3f", tl.AllAny, f, fl.AllAny)
+		}
 	}
 }

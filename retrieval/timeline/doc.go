@@ -34,15 +34,39 @@
 //
 // Temporal admission comes first: a question asked at t ranks only the
 // traces dated at or before t, with BM25 statistics over those traces
-// alone. The score of a trace is its BM25 score normalised by the best,
-// plus TopicBoost × its topic's strength for the question (the mean of the
-// topic's three best normalised scores), plus NeighborWeight × the best
-// score of its episode neighbours (the traces just before and after it,
-// when at most EpisodeGap apart: a stream's scene). Shape reads the
-// question's time shape from a CloneMem task (trajectory, comparison,
-// pattern) or from its wording ("how has ... changed", "compared with",
-// "usually", "still", 变化, 相比, 一般 ...). Point questions get the k best
-// by score. Time-shaped questions get a timeline: the best trace, the
+// alone. The question's terms are its tokens; function words (stopwords,
+// question words such as how, now, usually, Chinese bigrams holding a
+// question character such as 怎么 or 你) count FunctionWeight of their idf,
+// so that they cannot carry a trace. The score of a trace is its BM25
+// score normalised by the best, plus TopicBoost × its topic's strength for
+// the question (the mean of the topic's three best normalised scores),
+// plus NeighborWeight × the best score of its episode neighbours (the
+// traces just before and after it, when at most EpisodeGap apart: a
+// stream's scene), plus WindowBoost when the trace is dated inside a
+// window the question names.
+//
+// # Time references
+//
+// TimeRefs reads a question's time expressions, offline, in English and
+// Chinese, and resolves them against its asked-at time into windows:
+// absolute dates ("August 15, 1969", "in 1998", 2023年7月), dates without
+// a year (the most recent past occurrence: "in March", 7月16日), relative
+// spans ("last summer", "this autumn", "last year", "three months ago",
+// 去年, 上个月, 去年夏天), and two markers without dates: RefFirst ("at
+// first", "your first one", "from start to finish", 当初, 刚开始) and RefNow
+// ("now", "these days", "still", 现在, 最近). Seasons are northern and
+// meteorological. A relative reference is skipped when the asked-at time
+// is unknown. The words of a time expression stay in the lexical query
+// (a later trace that says "last summer" is talking about it). Only the
+// dated windows act on the ranking; RefFirst and RefNow are reported for
+// readers (the timeline below already holds the earliest and the latest
+// relevant traces; preferring them for point questions lowered the sample).
+//
+// Shape reads the question's time shape from a CloneMem task (trajectory,
+// comparison, pattern) or from its wording ("how has ... changed",
+// "compared with", "usually", "still", 变化, 相比, 一般 ...). Point questions
+// get the k best by score. Time-shaped questions get a timeline: the best
+// trace, the best trace dated in each window the question names, the
 // earliest and latest relevant traces (normalised score >= RelevantFloor,
 // in the topics at least half as strong as the best one, or among the k
 // best), the traces where a non-shift transition happened, then the rest

@@ -28,7 +28,7 @@ type scored struct {
 // best score, plus TopicBoost × the strength of the trace's topic (mean of
 // its three best normalised member scores) plus NeighborWeight × the best
 // normalised score of its episode neighbours.
-func (m *Memory) score(ctx context.Context, c *corpus, qtoks []string, at time.Time) (*scored, error) {
+func (m *Memory) score(ctx context.Context, c *corpus, qtoks []string, qw []float64, at time.Time, spans []Window) (*scored, error) {
 	ne := len(c.entries)
 	sc := &scored{s: make([]float64, ne), final: make([]float64, ne), topicS: make([]float64, len(c.topics))}
 	ok := make([]bool, ne)
@@ -53,7 +53,7 @@ func (m *Memory) score(ctx context.Context, c *corpus, qtoks []string, at time.T
 	k1, b := m.cfg.K1, m.cfg.B
 	raw := sc.s
 	var touched []int
-	for _, t := range qtoks {
+	for qi, t := range qtoks {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -67,7 +67,7 @@ func (m *Memory) score(ctx context.Context, c *corpus, qtoks []string, at time.T
 		if df == 0 {
 			continue
 		}
-		idf := retrieval.IDF(df, n)
+		idf := qw[qi] * retrieval.IDF(df, n)
 		for _, p := range pl {
 			if !ok[p.doc] {
 				continue
@@ -125,9 +125,56 @@ func (m *Memory) score(ctx context.Context, c *corpus, qtoks []string, at time.T
 	}
 	for _, d := range touched {
 		sc.final[d] = sc.s[d] + m.cfg.TopicBoost*sc.topicS[c.entries[d].topic]*b2f(sc.s[d] > 0) + m.cfg.NeighborWeight*nbr[d]
+		if inSpans(spans, c.entries[d].tr.Time) {
+			sc.final[d] += m.cfg.WindowBoost
+		}
 	}
 	sc.cand = touched
 	return sc, nil
+}
+
+// inSpans reports whether t falls in one of the windows.
+func inSpans(spans []Window, t time.Time) bool {
+	for _, w := range spans {
+		if w.Contains(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// queryTerms are the lexical terms of a question and their weights: its
+// tokens, with function words (stopwords, question words, Chinese bigrams
+// holding a question or addressee character) weighted FunctionWeight and
+// left out when it is negative, unless the question has nothing else.
+func (m *Memory) queryTerms(text string) ([]string, []float64) {
+	toks := tokenize.Tokens(text)
+	out, ws := make([]string, 0, len(toks)), make([]float64, 0, len(toks))
+	for _, t := range toks {
+		w := 1.0
+		if functionWord(t) {
+			w = m.cfg.FunctionWeight
+		}
+		if w > 0 {
+			out, ws = append(out, t), append(ws, w)
+		}
+	}
+	if len(out) == 0 {
+		for range toks {
+			ws = append(ws, 1)
+		}
+		return toks, ws
+	}
+	return out, ws
+}
+
+// functionWord reports whether a query token says how the question is
+// asked rather than what about: an English stopword or question word
+// (qWords; "where's" counts as "where") or a Chinese token holding a
+// question or addressee character (你 您 吗 呢 么 哪 谁 什 怎).
+func functionWord(t string) bool {
+	base := strings.TrimSuffix(t, "'s")
+	return tokenize.IsStopword(t) || tokenize.IsStopword(base) || qWords[base] || strings.ContainsAny(t, "你您吗呢么哪谁什怎")
 }
 
 func b2f(b bool) float64 {
@@ -175,10 +222,12 @@ func ranked(sc *scored, n int) []int {
 
 // Search returns at most k raw-trace hits (Kind chunk) for q among the
 // traces of q.CorpusID admitted at q.AskedAt. Point questions get the
-// lexical ranking; trajectory, comparison and pattern questions get the
-// timeline of their best topics: the earliest and latest relevant traces,
-// then transition points, then the best of the rest spread over time, then
-// the lexical ranking. Use Support for the abstention signal.
+// ranking (lexical, topic, episode and time-window scores); trajectory,
+// comparison and pattern questions get the timeline of their best topics:
+// the best trace of each window the question names (TimeRefs), the
+// earliest and latest relevant traces, then transition points, then the
+// best of the rest spread over time, then the ranking. Use Support for the
+// abstention signal.
 func (m *Memory) Search(ctx context.Context, q datasets.Question, k int) ([]retrieval.Hit, error) {
 	if k < 0 {
 		return nil, fmt.Errorf("timeline: search %q: k = %d, want >= 0", q.ID, k)
@@ -192,14 +241,24 @@ func (m *Memory) Search(ctx context.Context, q datasets.Question, k int) ([]retr
 	if c == nil || k == 0 {
 		return nil, nil
 	}
-	sc, err := m.score(ctx, c, tokenize.Tokens(q.Text), q.AskedAt)
+	var refs, spans []Window
+	if m.cfg.WindowBoost >= 0 {
+		refs = TimeRefs(q.Text, q.AskedAt)
+		for _, w := range refs {
+			if w.Kind == RefSpan {
+				spans = append(spans, w)
+			}
+		}
+	}
+	qtoks, qw := m.queryTerms(q.Text)
+	sc, err := m.score(ctx, c, qtoks, qw, q.AskedAt, spans)
 	if err != nil {
 		return nil, fmt.Errorf("timeline: search %q: %w", q.ID, err)
 	}
 	order := ranked(sc, k)
 	var picks []int
 	if Shape(q.Task, q.Text) != ShapePoint {
-		picks = m.spread(c, sc, order, k)
+		picks = m.spread(c, sc, order, k, spans)
 	}
 	seen := map[int]bool{}
 	for _, d := range picks {
@@ -230,7 +289,7 @@ func (m *Memory) Search(ctx context.Context, q datasets.Question, k int) ([]retr
 // topics: the relevant members (normalised score >= RelevantFloor) of the
 // topics whose strength is at least half the best one's, plus the relevant
 // traces among the k best overall.
-func (m *Memory) spread(c *corpus, sc *scored, order []int, k int) []int {
+func (m *Memory) spread(c *corpus, sc *scored, order []int, k int, spans []Window) []int {
 	var bestT float64
 	for _, v := range sc.topicS {
 		bestT = math.Max(bestT, v)
@@ -265,6 +324,18 @@ func (m *Memory) spread(c *corpus, sc *scored, order []int, k int) []int {
 		}
 	}
 	take(order[0])
+	// the best trace of each window the question names
+	for _, w := range spans {
+		best := -1
+		for _, d := range sc.cand {
+			if sc.s[d] > 0 && w.Contains(c.entries[d].tr.Time) && (best < 0 || sc.final[d] > sc.final[best] || (sc.final[d] == sc.final[best] && d < best)) {
+				best = d
+			}
+		}
+		if best >= 0 {
+			take(best)
+		}
+	}
 	take(rel[0])
 	take(rel[len(rel)-1])
 	// transition points of the topics on the timeline

@@ -42,6 +42,16 @@ type Config struct {
 	// SupportCoverage is the share of the question's focus weight a sentence
 	// must cover to count as evidence in Support (0.35).
 	SupportCoverage float64
+	// FunctionWeight weighs the question's function words (stopwords,
+	// question words such as how, now, usually, Chinese bigrams holding a
+	// question character such as 怎么) in its BM25 terms, against 1 for the
+	// others (0.5); negative leaves them out.
+	FunctionWeight float64
+	// WindowBoost is added to the score of a trace dated inside a window the
+	// question names (TimeRefs: "last summer", "August 15, 1969", 去年 ...);
+	// time-shaped questions also get the best trace of each window on their
+	// timeline (0.5). Negative: time references are not read.
+	WindowBoost float64
 	// ExtractorModel overrides the extractor role's model ("" = the role's).
 	ExtractorModel string
 }
@@ -49,7 +59,7 @@ type Config struct {
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
 	return Config{K1: 1.5, B: 0.75, TopicThreshold: 0.1, TopicBoost: 0.3, NeighborWeight: 0.35, EpisodeGap: time.Hour,
-		ShiftThreshold: 0.05, RelevantFloor: 0.2, SupportCoverage: 0.35}
+		ShiftThreshold: 0.05, RelevantFloor: 0.2, SupportCoverage: 0.35, FunctionWeight: 0.5, WindowBoost: 0.5}
 }
 
 func (c Config) resolve() (Config, error) {
@@ -69,6 +79,22 @@ func (c Config) resolve() (Config, error) {
 	set(&c.SupportCoverage, d.SupportCoverage)
 	if c.EpisodeGap == 0 {
 		c.EpisodeGap = d.EpisodeGap
+	}
+	switch {
+	case c.FunctionWeight == 0:
+		c.FunctionWeight = d.FunctionWeight
+	case c.FunctionWeight < 0:
+		c.FunctionWeight = -1 // function words left out
+	case math.IsNaN(c.FunctionWeight) || c.FunctionWeight > 1:
+		return c, fmt.Errorf("timeline: config: FunctionWeight = %v, want a value up to 1 (negative: left out)", c.FunctionWeight)
+	}
+	switch {
+	case c.WindowBoost == 0:
+		c.WindowBoost = d.WindowBoost
+	case c.WindowBoost < 0:
+		c.WindowBoost = -1 // time references off
+	case math.IsNaN(c.WindowBoost) || c.WindowBoost > 100:
+		return c, fmt.Errorf("timeline: config: WindowBoost = %v, want a value up to 100 (negative: off)", c.WindowBoost)
 	}
 	for _, f := range []struct {
 		name   string
@@ -147,8 +173,9 @@ func (m *Memory) Config() Config { return m.cfg }
 // Name is "timeline" with every knob, and "+model" with an extractor.
 func (m *Memory) Name() string {
 	c := m.cfg
-	s := fmt.Sprintf("timeline(k1=%g,b=%g,topic=%g,boost=%g,nbr=%g,gap=%s,shift=%g,floor=%g,support=%g",
-		c.K1, c.B, c.TopicThreshold, c.TopicBoost, c.NeighborWeight, c.EpisodeGap, c.ShiftThreshold, c.RelevantFloor, c.SupportCoverage)
+	s := fmt.Sprintf("timeline(k1=%g,b=%g,topic=%g,boost=%g,nbr=%g,gap=%s,shift=%g,floor=%g,support=%g,fn=%g,window=%g",
+		c.K1, c.B, c.TopicThreshold, c.TopicBoost, c.NeighborWeight, c.EpisodeGap, c.ShiftThreshold, c.RelevantFloor, c.SupportCoverage,
+		c.FunctionWeight, c.WindowBoost)
 	if m.chat != nil {
 		s += ",extractor=model"
 		if c.ExtractorModel != "" {
