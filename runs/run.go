@@ -2,9 +2,7 @@ package runs
 
 import (
 	"context"
-	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"time"
 
@@ -24,10 +22,21 @@ type Config struct {
 	// Judges are the LLM judges run on each answered question (none offline:
 	// the proxies always run).
 	Judges []Judge
+	// Params are extra knobs recorded with the run and part of its id:
+	// seeds, an embedder's label, the notebook's parameters.
+	Params map[string]string
+	// Label is a human name for the run in listings ("" = the system's
+	// short name and k); the latest start of a run sets it. It is not
+	// part of the run id.
+	Label string
 }
 
 // Result is the records of one configuration over a dataset's questions.
 type Result struct {
+	// ID is the run id (Spec.ID) and Spec what it was computed from.
+	ID          string
+	Spec        Spec
+	Label       string
 	Dataset     string
 	Fingerprint string
 	System      string
@@ -35,92 +44,42 @@ type Result struct {
 	K           int
 	Records     []Record
 	// Meter is what the system spent during this run (model calls, tokens,
-	// embedded texts at ingest and query), for systems that count it.
+	// embedded texts at ingest and query), for systems that count it. For
+	// a resumed run it is this session's spending; the store keeps the sum.
 	Meter retrieval.Meter
+	// Resumed is the number of records taken from the run store instead of
+	// being computed again.
+	Resumed int
 }
 
-// Evaluate runs cfg over every question of d, in dataset order. For each
-// question it retrieves the top cfg.K hits (the system applies temporal
-// admission), scores retrieval at K, asks the reader twice (multiple choice
-// when the question has options, and free text with the options removed),
-// and computes the offline judges. A failure of one question's step is
-// recorded in that record and the run goes on; Evaluate returns an error only
-// for a bad configuration or a cancelled ctx.
+// Evaluate runs cfg over every question of d without a run store (unless
+// the host set one with SetDefaultStore): Run with default Options. See
+// Run for what happens to each question.
 func Evaluate(ctx context.Context, d *datasets.Dataset, cfg Config) (*Result, error) {
-	if d == nil || cfg.System == nil || cfg.Reader == nil {
-		return nil, fmt.Errorf("runs: evaluate: dataset, system and reader are required")
-	}
-	if cfg.K <= 0 {
-		return nil, fmt.Errorf("runs: evaluate %s: k must be positive, got %d", cfg.System.Name(), cfg.K)
-	}
-	res := &Result{
-		Dataset: d.Name, Fingerprint: d.Fingerprint,
-		System: cfg.System.Name(), Reader: cfg.Reader.Name(), K: cfg.K,
-		Records: make([]Record, 0, len(d.Questions)),
-	}
-	// Questions are asked in asked-at order (no time last), as a clone's
-	// memory grows; incremental memory systems need it. Records keep the
-	// dataset's order.
-	order := make([]int, len(d.Questions))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool {
-		ta, tb := d.Questions[order[a]].AskedAt, d.Questions[order[b]].AskedAt
-		if ta.IsZero() || tb.IsZero() {
-			return !ta.IsZero() && tb.IsZero()
-		}
-		return ta.Before(tb)
-	})
-	var before retrieval.Meter
-	metered, isMetered := cfg.System.(retrieval.Metered)
-	if isMetered {
-		before = metered.Meter()
-	}
-	recs := make([]Record, len(d.Questions))
-	media := mediaOf(d)
-	for n, i := range order {
-		if err := ctx.Err(); err != nil {
-			res.Records = compact(recs)
-			return res, fmt.Errorf("runs: evaluate %s at k=%d: stopped after %d of %d questions: %w",
-				res.System, cfg.K, n, len(d.Questions), err)
-		}
-		recs[i] = evaluateOne(ctx, d, cfg, d.Questions[i], media)
-	}
-	res.Records = recs
-	if isMetered {
-		m := metered.Meter()
-		res.Meter = retrieval.Meter{IngestCalls: m.IngestCalls - before.IngestCalls, IngestTokens: m.IngestTokens - before.IngestTokens,
-			IngestEmbeds: m.IngestEmbeds - before.IngestEmbeds, QueryCalls: m.QueryCalls - before.QueryCalls,
-			QueryTokens: m.QueryTokens - before.QueryTokens, QueryEmbeds: m.QueryEmbeds - before.QueryEmbeds}
-	}
-	return res, nil
+	return Run(ctx, d, cfg, Options{})
 }
 
-// compact drops the records of questions not asked (a stopped run).
-func compact(recs []Record) []Record {
-	out := recs[:0:0]
-	for _, r := range recs {
-		if r.QuestionID != "" {
-			out = append(out, r)
-		}
-	}
-	return out
+// retrieve is the first step of a question: the system's hits.
+func retrieve(ctx context.Context, cfg Config, q datasets.Question) ([]retrieval.Hit, error) {
+	return cfg.System.Retrieve(ctx, q, cfg.K)
 }
 
-func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q datasets.Question, media map[string]string) Record {
+// evaluateOne turns a question and its hits (or the retrieval error) into
+// its record: retrieval scores, the reader's answers, the proxies and the
+// LLM judges.
+func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q datasets.Question, media map[string]string,
+	hits []retrieval.Hit, rerr error, elapsed time.Duration) (rec Record) {
 	start := time.Now()
-	rec := Record{
+	rec = Record{
 		QuestionID: q.ID, CorpusID: q.CorpusID, Task: q.Task, Dimension: q.Dimension,
 		System: cfg.System.Name(), Reader: cfg.Reader.Name(), K: cfg.K,
 		Visible: len(d.Visible(q)), Correct: q.Correct,
 		Judges: map[string]float64{},
 	}
-	defer func() { rec.Latency = time.Since(start) }()
+	defer func() { rec.Latency = elapsed + time.Since(start) }()
 
-	hits, err := cfg.System.Retrieve(ctx, q, cfg.K)
-	if err != nil {
-		rec.Failure = "retrieve: " + err.Error()
+	if rerr != nil {
+		rec.Failure = "retrieve: " + rerr.Error()
 		return rec
 	}
 	rec.Hits = hits

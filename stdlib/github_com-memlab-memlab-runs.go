@@ -19,44 +19,88 @@ func init() {
 		"CloneMemFileName":         reflect.ValueOf(runs.CloneMemFileName),
 		"CloneMemMemoryJudge":      reflect.ValueOf(runs.CloneMemMemoryJudge),
 		"CloneMemQAJudge":          reflect.ValueOf(runs.CloneMemQAJudge),
+		"CodeVersion":              reflect.ValueOf(runs.CodeVersion),
+		"ColumnsOf":                reflect.ValueOf(runs.ColumnsOf),
 		"CostTable":                reflect.ValueOf(runs.CostTable),
+		"DefaultStore":             reflect.ValueOf(runs.DefaultStore),
+		"DefaultStorePath":         reflect.ValueOf(runs.DefaultStorePath),
+		"DefaultWorkers":           reflect.ValueOf(constant.MakeFromLiteral("4", token.INT, 0)),
+		"Diff":                     reflect.ValueOf(runs.Diff),
+		"ErrNoRun":                 reflect.ValueOf(&runs.ErrNoRun).Elem(),
+		"ErrRunBusy":               reflect.ValueOf(&runs.ErrRunBusy).Elem(),
 		"Evaluate":                 reflect.ValueOf(runs.Evaluate),
+		"Grid":                     reflect.ValueOf(runs.Grid),
 		"JudgeTable":               reflect.ValueOf(runs.JudgeTable),
 		"KnowMeJudge":              reflect.ValueOf(runs.KnowMeJudge),
 		"KnowMeStatusError":        reflect.ValueOf(constant.MakeFromLiteral("\"error\"", token.STRING, 0)),
 		"KnowMeStatusSkipped":      reflect.ValueOf(constant.MakeFromLiteral("\"skipped\"", token.STRING, 0)),
 		"KnowMeStatusSuccess":      reflect.ValueOf(constant.MakeFromLiteral("\"success\"", token.STRING, 0)),
 		"KnowMeTable":              reflect.ValueOf(runs.KnowMeTable),
+		"LeaseTimeout":             reflect.ValueOf(&runs.LeaseTimeout).Elem(),
+		"MarshalRecord":            reflect.ValueOf(runs.MarshalRecord),
+		"NewBar":                   reflect.ValueOf(runs.NewBar),
+		"NewLines":                 reflect.ValueOf(runs.NewLines),
+		"Observe":                  reflect.ValueOf(runs.Observe),
+		"OpenStore":                reflect.ValueOf(runs.OpenStore),
+		"ParseAxis":                reflect.ValueOf(runs.ParseAxis),
+		"PointName":                reflect.ValueOf(runs.PointName),
 		"ReadCloneMem":             reflect.ValueOf(runs.ReadCloneMem),
 		"ReadCloneMemJudgeResults": reflect.ValueOf(runs.ReadCloneMemJudgeResults),
 		"ReadKnowMe":               reflect.ValueOf(runs.ReadKnowMe),
 		"ReadKnowMeScores":         reflect.ValueOf(runs.ReadKnowMeScores),
 		"RecallAtKTable":           reflect.ValueOf(runs.RecallAtKTable),
 		"RetrievalTable":           reflect.ValueOf(runs.RetrievalTable),
+		"Run":                      reflect.ValueOf(runs.Run),
+		"RunSweep":                 reflect.ValueOf(runs.RunSweep),
+		"SetDefaultProgress":       reflect.ValueOf(runs.SetDefaultProgress),
+		"SetDefaultStore":          reflect.ValueOf(runs.SetDefaultStore),
 		"SourcePersonID":           reflect.ValueOf(runs.SourcePersonID),
 		"SourceQuestionID":         reflect.ValueOf(runs.SourceQuestionID),
+		"SpecOf":                   reflect.ValueOf(runs.SpecOf),
+		"StoreSchemaVersion":       reflect.ValueOf(constant.MakeFromLiteral("2", token.INT, 0)),
 		"Summarize":                reflect.ValueOf(runs.Summarize),
+		"UnmarshalRecord":          reflect.ValueOf(runs.UnmarshalRecord),
 		"Verdicts":                 reflect.ValueOf(runs.Verdicts),
+		"WriteCSV":                 reflect.ValueOf(runs.WriteCSV),
 		"WriteCloneMem":            reflect.ValueOf(runs.WriteCloneMem),
 		"WriteCloneMemCorpus":      reflect.ValueOf(runs.WriteCloneMemCorpus),
 		"WriteCloneMemDir":         reflect.ValueOf(runs.WriteCloneMemDir),
+		"WriteJSONL":               reflect.ValueOf(runs.WriteJSONL),
 		"WriteKnowMe":              reflect.ValueOf(runs.WriteKnowMe),
 
 		// type definitions
+		"Attempt":              reflect.ValueOf((*runs.Attempt)(nil)),
+		"Axis":                 reflect.ValueOf((*runs.Axis)(nil)),
+		"Bar":                  reflect.ValueOf((*runs.Bar)(nil)),
 		"CloneMemJudgeItem":    reflect.ValueOf((*runs.CloneMemJudgeItem)(nil)),
 		"CloneMemJudgeResults": reflect.ValueOf((*runs.CloneMemJudgeResults)(nil)),
+		"Columns":              reflect.ValueOf((*runs.Columns)(nil)),
 		"Config":               reflect.ValueOf((*runs.Config)(nil)),
 		"Judge":                reflect.ValueOf((*runs.Judge)(nil)),
 		"KnowMeItem":           reflect.ValueOf((*runs.KnowMeItem)(nil)),
 		"KnowMeScore":          reflect.ValueOf((*runs.KnowMeScore)(nil)),
 		"KnowMeScores":         reflect.ValueOf((*runs.KnowMeScores)(nil)),
+		"Lines":                reflect.ValueOf((*runs.Lines)(nil)),
 		"Mean":                 reflect.ValueOf((*runs.Mean)(nil)),
+		"MetricDiff":           reflect.ValueOf((*runs.MetricDiff)(nil)),
+		"Options":              reflect.ValueOf((*runs.Options)(nil)),
+		"Progress":             reflect.ValueOf((*runs.Progress)(nil)),
+		"QuestionDiff":         reflect.ValueOf((*runs.QuestionDiff)(nil)),
 		"Record":               reflect.ValueOf((*runs.Record)(nil)),
 		"Result":               reflect.ValueOf((*runs.Result)(nil)),
+		"RunDiff":              reflect.ValueOf((*runs.RunDiff)(nil)),
+		"RunInfo":              reflect.ValueOf((*runs.RunInfo)(nil)),
+		"Spec":                 reflect.ValueOf((*runs.Spec)(nil)),
+		"Store":                reflect.ValueOf((*runs.Store)(nil)),
 		"Summary":              reflect.ValueOf((*runs.Summary)(nil)),
+		"Sweep":                reflect.ValueOf((*runs.Sweep)(nil)),
+		"SweepPoint":           reflect.ValueOf((*runs.SweepPoint)(nil)),
+		"Versioned":            reflect.ValueOf((*runs.Versioned)(nil)),
 
 		// interface wrapper definitions
-		"_Judge": reflect.ValueOf((*_github_com_memlab_memlab_runs_Judge)(nil)),
+		"_Judge":     reflect.ValueOf((*_github_com_memlab_memlab_runs_Judge)(nil)),
+		"_Progress":  reflect.ValueOf((*_github_com_memlab_memlab_runs_Progress)(nil)),
+		"_Versioned": reflect.ValueOf((*_github_com_memlab_memlab_runs_Versioned)(nil)),
 	}
 }
 
@@ -72,4 +116,32 @@ func (W _github_com_memlab_memlab_runs_Judge) Judge(ctx context.Context, q datas
 }
 func (W _github_com_memlab_memlab_runs_Judge) Name() string {
 	return W.WName()
+}
+
+// _github_com_memlab_memlab_runs_Progress is an interface wrapper for Progress type
+type _github_com_memlab_memlab_runs_Progress struct {
+	IValue  interface{}
+	WFinish func()
+	WStart  func(label string, total int, done int)
+	WStep   func(rec runs.Record)
+}
+
+func (W _github_com_memlab_memlab_runs_Progress) Finish() {
+	W.WFinish()
+}
+func (W _github_com_memlab_memlab_runs_Progress) Start(label string, total int, done int) {
+	W.WStart(label, total, done)
+}
+func (W _github_com_memlab_memlab_runs_Progress) Step(rec runs.Record) {
+	W.WStep(rec)
+}
+
+// _github_com_memlab_memlab_runs_Versioned is an interface wrapper for Versioned type
+type _github_com_memlab_memlab_runs_Versioned struct {
+	IValue   interface{}
+	WVersion func() string
+}
+
+func (W _github_com_memlab_memlab_runs_Versioned) Version() string {
+	return W.WVersion()
 }

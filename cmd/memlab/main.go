@@ -2,9 +2,14 @@
 //
 // Usage:
 //
-//	memlab run [-o DIR] [-p name=value]... NOTEBOOK.go
+//	memlab run [-o DIR] [-p name=value]... [-store FILE | -no-store] [-quiet] NOTEBOOK.go
+//	memlab sweep [-o DIR] -p name=v1,v2... [-store FILE | -no-store] [-quiet] NOTEBOOK.go
 //	memlab datasets validate [-strict] [-max N] PATH
 //	memlab datasets stats PATH
+//	memlab runs list [-store PATH]
+//	memlab runs show [-store PATH] RUN
+//	memlab runs diff [-store PATH] [-max N] RUN_A RUN_B
+//	memlab runs export [-store PATH] [-format csv|jsonl] [-o FILE] RUN
 //	memlab cache stats|clear [-older-than D] [-path FILE]
 //	memlab fake-openai [-addr HOST:PORT] [server options]
 //	memlab version
@@ -15,7 +20,18 @@
 // markdown report) next to the notebook or under -o DIR. -p overrides a
 // variable assigned in the cell marked `// %% [parameters]`; a name that is
 // not assigned there is an error. A cell error stops the run (later cells are
-// not executed), the outputs are still written, and memlab exits 1.
+// not executed), the outputs are still written, and memlab exits 1. Every run
+// a notebook makes (runs.Run, runs.Evaluate) is kept in the run store: each
+// question's record is written when it completes, and running the notebook
+// again resumes (completed records reused, failed ones retried); -no-store
+// keeps results in memory only. Progress goes to stderr: a bar on a
+// terminal, else a line every 10 s; -quiet turns it off.
+//
+// sweep runs a notebook once per point of the grid of its -p axes (each a
+// parameter of the notebook with comma-separated values), writing each
+// point's outputs under DIR/name=value,... (DIR defaults to sweep-NAME beside
+// the notebook) and the combined table of every run made, one row per run
+// with the point's parameters, to stdout, DIR/sweep.md and DIR/sweep.csv.
 //
 // datasets validate loads a dataset (a CloneMem persona file or directory, a
 // KnowMe-Bench dataset directory; the format is detected) and prints its
@@ -24,6 +40,18 @@
 // given; it exits 1 when the dataset cannot be loaded. datasets stats prints
 // counts by task, type, dimension and medium, the time span and a token
 // estimate. PATH "sample" names the bundled sample.
+//
+// runs reads the run store ($MEMLAB_RUNS, else runs.db beside the model
+// call cache; -store PATH names another), where every run keeps its spec
+// and one record per question: runs list shows each run's id, label,
+// dataset, system, k, progress and code version; runs show RUN its spec,
+// sessions, spending and summary tables; runs diff RUN_A RUN_B the paired
+// mean of every metric and the questions that changed, worst regressions
+// first (-max N of them, 0 = all); runs export RUN writes its records as
+// CSV (one row per question, scores as columns, undefined ones empty) or
+// JSONL (the full records), to stdout or -o FILE. RUN is a run id, a unique
+// id prefix of at least 4 characters, or a label. These commands never
+// create a store.
 //
 // Model calls go through a durable SQLite cache ($MEMLAB_CACHE, else
 // memlab/calls.db under the user cache directory): cache stats shows its
@@ -56,9 +84,14 @@ func (e usageError) Error() string { return e.msg }
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
 const usage = `usage:
-  memlab run [-o DIR] [-p name=value]... NOTEBOOK.go
+  memlab run [-o DIR] [-p name=value]... [-store FILE | -no-store] [-quiet] NOTEBOOK.go
+  memlab sweep [-o DIR] -p name=v1,v2... [-store FILE | -no-store] [-quiet] NOTEBOOK.go
   memlab datasets validate [-strict] [-max N] PATH
   memlab datasets stats PATH
+  memlab runs list [-store PATH]
+  memlab runs show [-store PATH] RUN
+  memlab runs diff [-store PATH] [-max N] RUN_A RUN_B
+  memlab runs export [-store PATH] [-format csv|jsonl] [-o FILE] RUN
   memlab cache stats|clear [-older-than D] [-path FILE]
   memlab fake-openai [-addr HOST:PORT] [server options, see -h]
   memlab version
@@ -81,6 +114,13 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(rest, stdout, stderr)
 	case "datasets":
 		err = cmdDatasets(rest, stdout)
+		if len(rest) > 0 {
+			cmd += " " + rest[0]
+		}
+	case "sweep":
+		err = cmdSweep(rest, stdout, stderr)
+	case "runs":
+		err = cmdRuns(rest, stdout)
 		if len(rest) > 0 {
 			cmd += " " + rest[0]
 		}

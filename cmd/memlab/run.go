@@ -40,6 +40,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	outDir := fs.String("o", "", "directory for the .ipynb, the report and displayed files (default: the notebook's directory)")
 	params := paramFlag{}
 	fs.Var(params, "p", "override a variable of the parameters cell: name=value (repeatable)")
+	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -56,6 +57,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	done, err := sf.setup(stderr)
+	if err != nil {
+		return err
+	}
+	defer done()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	res, err := kernel.Run(ctx, nb, kernel.RunOptions{

@@ -5,15 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
-	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	"github.com/memlab/memlab/internal/sqlitedb"
 )
 
 // SchemaVersion is the version of the file layout this package writes.
@@ -22,7 +16,7 @@ const SchemaVersion = 1
 
 // BusyTimeout is how long a statement waits for another process holding
 // the file's write lock before it fails with SQLITE_BUSY.
-const BusyTimeout = 10 * time.Second
+const BusyTimeout = sqlitedb.BusyTimeout
 
 // readConns is the size of the connection pool. Reads use any connection in
 // parallel (WAL readers do not block each other nor the writer); writes are
@@ -53,14 +47,7 @@ func Open(path string) (*Cache, error) {
 	if path == "" {
 		return nil, errors.New("cache: open: empty path")
 	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, fmt.Errorf("cache: open %q: %w", path, err)
-	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return nil, fmt.Errorf("cache: open %q: %w", path, err)
-	}
-	db, err := sql.Open("sqlite", dsn(abs))
+	db, abs, err := sqlitedb.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cache: open %q: %w", path, err)
 	}
@@ -77,28 +64,6 @@ func Open(path string) (*Cache, error) {
 		return nil, fmt.Errorf("cache: open %q: %w", path, err)
 	}
 	return c, nil
-}
-
-// dsn builds the driver's data source name for an absolute path: a file:
-// URI (so that '?', '#' and '%' in the path are escaped, not parsed) with
-// the pragmas every pooled connection runs when it is opened.
-func dsn(abs string) string {
-	p := filepath.ToSlash(abs)
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + p // a Windows drive path: file:///C:/x
-	}
-	u := url.URL{Scheme: "file", Path: p}
-	q := []string{
-		"_pragma=busy_timeout(" + strconv.FormatInt(BusyTimeout.Milliseconds(), 10) + ")",
-		"_pragma=journal_mode(WAL)",
-		"_pragma=synchronous(NORMAL)",
-		"_pragma=mmap_size(268435456)",
-		// Explicit transactions take the write lock at BEGIN, so a
-		// transaction never has to upgrade a read lock (which fails with
-		// SQLITE_BUSY without waiting when another writer got in first).
-		"_txlock=immediate",
-	}
-	return u.String() + "?" + strings.Join(q, "&")
 }
 
 // Path returns the absolute path of the cache file.
@@ -143,66 +108,13 @@ func init() {
 	}
 }
 
-// init checks the journal mode and brings the schema to SchemaVersion in
-// one write transaction, so two processes opening a new file at once do
-// not both create it.
+// init brings the schema to SchemaVersion (sqlitedb.Migrate) holding this
+// process's write slot.
 func (c *Cache) init(ctx context.Context) error {
-	var mode string
-	if err := c.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
-		return err
-	}
-	if !strings.EqualFold(mode, "wal") {
-		return fmt.Errorf("journal mode is %q, want wal (is the file on a network file system?)", mode)
-	}
 	c.wsem <- struct{}{}
 	defer func() { <-c.wsem }()
-	tx, err := c.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var hasMeta, tables int
-	err = tx.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE name = 'meta'), count(*)
-		FROM sqlite_schema WHERE type = 'table'`).Scan(&hasMeta, &tables)
-	if err != nil {
-		return err
-	}
-	version := 0
-	if hasMeta == 0 {
-		if tables > 0 {
-			return errors.New("not a memlab cache: the database has tables but no meta table")
-		}
-		if _, err := tx.ExecContext(ctx, `CREATE TABLE meta (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)`); err != nil {
-			return err
-		}
-	} else {
-		var v string
-		err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE name = 'schema_version'`).Scan(&v)
-		if err != nil {
-			return fmt.Errorf("read schema version: %w", err)
-		}
-		version, err = strconv.Atoi(v)
-		if err != nil || version < 0 {
-			return fmt.Errorf("bad schema version %q in meta table", v)
-		}
-	}
-	if version > SchemaVersion {
-		return fmt.Errorf("schema version %d is newer than this memlab's %d: use a newer memlab or another cache file", version, SchemaVersion)
-	}
-	if version == SchemaVersion {
-		return nil
-	}
-	for v := version; v < SchemaVersion; v++ {
-		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
-			return fmt.Errorf("migrate schema %d to %d: %w", v, v+1, err)
-		}
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO meta(name, value) VALUES ('schema_version', ?)
-		ON CONFLICT(name) DO UPDATE SET value = excluded.value`, strconv.Itoa(SchemaVersion))
-	if err != nil {
-		return err
-	}
-	return tx.Commit()
+	_, err := sqlitedb.Migrate(ctx, c.db, "cache", migrations)
+	return err
 }
 
 // lockWrite takes this process's write slot, or fails when ctx ends first.

@@ -1,0 +1,329 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/memlab/memlab/analysis"
+	"github.com/memlab/memlab/runs"
+)
+
+// cmdRuns is `memlab runs list|show|diff|export`.
+func cmdRuns(args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return usagef("runs needs a subcommand: list, show, diff or export")
+	}
+	switch args[0] {
+	case "list":
+		return runsList(args[1:], stdout)
+	case "show":
+		return runsShow(args[1:], stdout)
+	case "diff":
+		return runsDiff(args[1:], stdout)
+	case "export":
+		return runsExport(args[1:], stdout)
+	default:
+		return usagef("unknown runs subcommand %q (want list, show, diff or export)", args[0])
+	}
+}
+
+// storeFlag adds -store to fs.
+func storeFlag(fs *flag.FlagSet) *string {
+	return fs.String("store", "", "run store file (default: $MEMLAB_RUNS, else runs.db beside the model call cache)")
+}
+
+// openRunStore opens the run store at path (default: runs.DefaultStorePath),
+// which must exist: reading commands never create one.
+func openRunStore(path string) (*runs.Store, error) {
+	if path == "" {
+		p, err := runs.DefaultStorePath()
+		if err != nil {
+			return nil, err
+		}
+		path = p
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("no run store at %s: %w", path, err)
+	}
+	return runs.OpenStore(path)
+}
+
+// findRun resolves a RUN argument (an id, a unique id prefix or a label).
+func findRun(st *runs.Store, arg string) (runs.RunInfo, error) {
+	ri, err := st.Run(arg)
+	if errors.Is(err, runs.ErrNoRun) {
+		return ri, fmt.Errorf("%w (memlab runs list -store %s lists the runs)", err, st.Path())
+	}
+	return ri, err
+}
+
+// runsList is `memlab runs list [-store PATH]`.
+func runsList(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("runs list", flag.ContinueOnError)
+	storePath := storeFlag(fs)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("runs list takes no arguments, got %q", pos)
+	}
+	st, err := openRunStore(*storePath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	infos, err := st.Runs()
+	if err != nil {
+		return err
+	}
+	if len(infos) == 0 {
+		_, err := fmt.Fprintf(stdout, "no runs in %s\n", st.Path())
+		return err
+	}
+	t := analysis.Table{Header: []string{"id", "label", "dataset", "system", "k", "done / failed / questions", "updated", "code version"},
+		Align: []string{"l", "l", "l", "l", "r", "r", "l", "l"}}
+	for _, ri := range infos {
+		t.AddRow([]string{ri.ID, ri.Label, ri.Spec.Dataset, shortSystem(ri.Spec.System), fmt.Sprint(ri.Spec.K),
+			fmt.Sprintf("%d / %d / %d", ri.Done, ri.Failed, ri.Questions), ri.Updated.Format("2006-01-02 15:04"), ri.CodeVersion})
+	}
+	_, err = fmt.Fprintf(stdout, "%d runs in %s\n\n%s", len(infos), st.Path(), t.Markdown())
+	return err
+}
+
+// shortSystem is a system name without its settings: "flat(bm25,...)" ->
+// "flat".
+func shortSystem(name string) string {
+	if i := strings.IndexAny(name, "( "); i > 0 {
+		return name[:i]
+	}
+	return name
+}
+
+// runsShow is `memlab runs show [-store PATH] RUN`.
+func runsShow(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("runs show", flag.ContinueOnError)
+	storePath := storeFlag(fs)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("runs show takes one RUN (an id, id prefix or label), got %d arguments", len(pos))
+	}
+	st, err := openRunStore(*storePath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ri, err := findRun(st, pos[0])
+	if err != nil {
+		return err
+	}
+	recs, err := st.Records(ri.ID)
+	if err != nil {
+		return err
+	}
+	fails, err := st.Failures(ri.ID)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	s := ri.Spec
+	fmt.Fprintf(&b, "run %s (%s) in %s\n\n", ri.ID, ri.Label, st.Path())
+	fmt.Fprintf(&b, "dataset:        %s (fingerprint %s)\n", s.Dataset, s.Fingerprint)
+	fmt.Fprintf(&b, "questions:      %d (ids hash %s)\n", s.Questions, s.QuestionsHash)
+	fmt.Fprintf(&b, "system:         %s\n", s.System)
+	fmt.Fprintf(&b, "reader:         %s\n", s.Reader)
+	fmt.Fprintf(&b, "k:              %d\n", s.K)
+	judges := "none"
+	if len(s.Judges) > 0 {
+		judges = strings.Join(s.Judges, "; ")
+	}
+	fmt.Fprintf(&b, "judges:         %s\n", judges)
+	params := "none"
+	if keys := s.ParamKeys(); len(keys) > 0 {
+		kv := make([]string, len(keys))
+		for i, k := range keys {
+			kv[i] = k + "=" + s.Params[k]
+		}
+		params = strings.Join(kv, " ")
+	}
+	fmt.Fprintf(&b, "params:         %s\n", params)
+	fmt.Fprintf(&b, "code version:   %s\n", ri.CodeVersion)
+	fmt.Fprintf(&b, "created:        %s\n", ri.Created.Format(time.RFC3339))
+	fmt.Fprintf(&b, "updated:        %s\n", ri.Updated.Format(time.RFC3339))
+	fmt.Fprintf(&b, "sessions:       %d (%.1fs in all)\n", ri.Sessions, ri.Seconds)
+	m := ri.Meter
+	fmt.Fprintf(&b, "meter:          ingest %d calls, %d tokens, %d embeds; query %d calls, %d tokens, %d embeds\n",
+		m.IngestCalls, m.IngestTokens, m.IngestEmbeds, m.QueryCalls, m.QueryTokens, m.QueryEmbeds)
+	status := "complete"
+	if !ri.Complete() {
+		status = "incomplete"
+	}
+	fmt.Fprintf(&b, "records:        %d done, %d failed, %d questions (%s)\n", ri.Done, ri.Failed, ri.Questions, status)
+	failedQs := map[string]bool{}
+	for _, f := range fails {
+		failedQs[f.QuestionID] = true
+	}
+	fmt.Fprintf(&b, "failure history: %d failed attempts at %d questions\n", len(fails), len(failedQs))
+	if ri.Owner != "" {
+		fmt.Fprintf(&b, "running:        %s, lease renewed %s\n", ri.Owner, ri.Heartbeat.Format(time.RFC3339))
+	}
+
+	if len(recs) > 0 {
+		sums := []runs.Summary{runs.Summarize("", recs)}
+		byTask := map[string][]runs.Record{}
+		for _, r := range recs {
+			byTask[r.Task] = append(byTask[r.Task], r)
+		}
+		tasks := make([]string, 0, len(byTask))
+		for task := range byTask {
+			tasks = append(tasks, task)
+		}
+		sort.Strings(tasks)
+		if len(tasks) > 1 {
+			for _, task := range tasks {
+				sums = append(sums, runs.Summarize(task, byTask[task]))
+			}
+		}
+		fmt.Fprintf(&b, "\nretrieval\n\n%s", runs.RetrievalTable(sums).Markdown())
+		fmt.Fprintf(&b, "\nanswers\n\n%s", runs.AnswerTable(sums).Markdown())
+		res := &runs.Result{System: ri.Spec.System, K: ri.Spec.K, Records: recs}
+		if jt := runs.JudgeTable([]*runs.Result{res}); len(jt.Rows) > 0 {
+			fmt.Fprintf(&b, "\nLLM judges\n\n%s", jt.Markdown())
+		}
+	}
+	_, err = io.WriteString(stdout, b.String())
+	return err
+}
+
+// runsDiff is `memlab runs diff [-store PATH] [-max N] RUN_A RUN_B`.
+func runsDiff(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("runs diff", flag.ContinueOnError)
+	storePath := storeFlag(fs)
+	max := fs.Int("max", 20, "changed questions listed, worst regressions first (0 = all)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return usagef("runs diff takes two runs RUN_A RUN_B, got %d arguments", len(pos))
+	}
+	if *max < 0 {
+		return usagef("runs diff: -max must be >= 0, got %d", *max)
+	}
+	st, err := openRunStore(*storePath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var infos [2]runs.RunInfo
+	var recs [2][]runs.Record
+	for i, arg := range pos {
+		if infos[i], err = findRun(st, arg); err != nil {
+			return err
+		}
+		if recs[i], err = st.Records(infos[i].ID); err != nil {
+			return err
+		}
+	}
+	d := runs.Diff(recs[0], recs[1])
+	var b strings.Builder
+	for i, name := range []string{"A", "B"} {
+		ri := infos[i]
+		fmt.Fprintf(&b, "%s: %s (%s): %s k=%d over %s, %d done / %d failed / %d questions\n", name, ri.ID, ri.Label,
+			shortSystem(ri.Spec.System), ri.Spec.K, ri.Spec.Dataset, ri.Done, ri.Failed, ri.Questions)
+	}
+	if infos[0].Spec.Dataset != infos[1].Spec.Dataset || infos[0].Spec.Fingerprint != infos[1].Spec.Fingerprint {
+		fmt.Fprintf(&b, "warning: the runs are over different datasets (%s %s, %s %s)\n",
+			infos[0].Spec.Dataset, infos[0].Spec.Fingerprint, infos[1].Spec.Dataset, infos[1].Spec.Fingerprint)
+	}
+	fmt.Fprintf(&b, "\n%d questions in both (%d scored in both), %d only in A, %d only in B, %d changed\n",
+		d.Both, d.Paired, len(d.OnlyA), len(d.OnlyB), len(d.Changed))
+	if len(d.OnlyA) > 0 {
+		fmt.Fprintf(&b, "only in A: %s\n", listCut(d.OnlyA, 20))
+	}
+	if len(d.OnlyB) > 0 {
+		fmt.Fprintf(&b, "only in B: %s\n", listCut(d.OnlyB, 20))
+	}
+	fmt.Fprintf(&b, "\npaired means\n\n%s", d.Table().Markdown())
+	if len(d.Changed) > 0 {
+		qt := d.Questions()
+		title := "changed questions, worst regressions first"
+		if *max > 0 && len(qt.Rows) > *max {
+			title += fmt.Sprintf(" (%d of %d; -max 0 lists all)", *max, len(qt.Rows))
+			qt.Rows = qt.Rows[:*max]
+		}
+		fmt.Fprintf(&b, "\n%s\n\n%s", title, qt.Markdown())
+	}
+	_, err = io.WriteString(stdout, b.String())
+	return err
+}
+
+// listCut joins ids, cut after n with a count of the rest.
+func listCut(ids []string, n int) string {
+	if len(ids) <= n {
+		return strings.Join(ids, " ")
+	}
+	return fmt.Sprintf("%s ... (%d more)", strings.Join(ids[:n], " "), len(ids)-n)
+}
+
+// runsExport is `memlab runs export [-store PATH] [-format csv|jsonl] [-o FILE] RUN`.
+func runsExport(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("runs export", flag.ContinueOnError)
+	storePath := storeFlag(fs)
+	format := fs.String("format", "csv", "csv (one row per record, scores as columns) or jsonl (one full record per line)")
+	out := fs.String("o", "", "output file (default: standard output)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("runs export takes one RUN (an id, id prefix or label), got %d arguments", len(pos))
+	}
+	var write func(io.Writer, []runs.Record) error
+	switch *format {
+	case "csv":
+		write = runs.WriteCSV
+	case "jsonl":
+		write = runs.WriteJSONL
+	default:
+		return usagef("runs export: unknown -format %q (want csv or jsonl)", *format)
+	}
+	st, err := openRunStore(*storePath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ri, err := findRun(st, pos[0])
+	if err != nil {
+		return err
+	}
+	recs, err := st.Records(ri.ID)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return write(stdout, recs)
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return fmt.Errorf("runs export: %w", err)
+	}
+	if err := write(f, recs); err != nil {
+		f.Close()
+		return fmt.Errorf("runs export to %s: %w", *out, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("runs export to %s: %w", *out, err)
+	}
+	_, err = fmt.Fprintf(stdout, "wrote %d records of run %s (%s) to %s\n", len(recs), ri.ID, ri.Label, *out)
+	return err
+}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/memlab/memlab/analysis"
+	"github.com/memlab/memlab/kernel"
+	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/runs"
+	"github.com/memlab/memlab/stdlib"
+	"github.com/traefik/yaegi/interp"
+)
+
+// axesFlag collects repeated -p name=v1,v2 flags.
+type axesFlag struct{ axes *[]runs.Axis }
+
+func (a axesFlag) String() string {
+	if a.axes == nil {
+		return ""
+	}
+	return fmt.Sprint(*a.axes)
+}
+
+func (a axesFlag) Set(s string) error {
+	ax, err := runs.ParseAxis(s)
+	if err != nil {
+		return err
+	}
+	*a.axes = append(*a.axes, ax)
+	return nil
+}
+
+// cmdSweep is `memlab sweep [-o DIR] -p name=v1,v2... NOTEBOOK.go`: the
+// notebook runs once per point of the grid of the -p axes (each point's
+// runs resumable in the run store), each point's outputs go to
+// DIR/name=value,..., and the combined table of every run made goes to
+// stdout, DIR/sweep.md and DIR/sweep.csv.
+func cmdSweep(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	outDir := fs.String("o", "", "directory for the points' outputs and the combined table (default: sweep-NAME beside the notebook)")
+	var axes []runs.Axis
+	fs.Var(axesFlag{&axes}, "p", "a sweep axis: name=v1,v2,... over a variable of the parameters cell (repeatable)")
+	sf := addStoreFlags(fs)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("sweep takes one notebook, got %d arguments", len(pos))
+	}
+	if len(axes) == 0 {
+		return usagef("sweep needs at least one -p name=v1,v2 axis")
+	}
+	path := pos[0]
+	nb, err := kernel.Parse(path)
+	if err != nil {
+		return err
+	}
+	grid, err := runs.Grid(axes)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	// Every point's parameters must apply before anything runs.
+	for _, p := range grid {
+		if err := nb.ApplyParams(p); err != nil {
+			return err
+		}
+	}
+	dir := *outDir
+	if dir == "" {
+		base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		dir = filepath.Join(filepath.Dir(path), "sweep-"+base)
+	}
+	done, err := sf.setup(stderr)
+	if err != nil {
+		return err
+	}
+	defer done()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	n := 0
+	sw, err := runs.RunSweep(axes, func(p map[string]string) ([]*runs.Result, error) {
+		n++
+		name := runs.PointName(axes, p)
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("not run: %w", err)
+		}
+		fmt.Fprintf(stderr, "memlab sweep: point %d of %d: %s\n", n, len(grid), name)
+		nb, err := kernel.Parse(path)
+		if err != nil {
+			return nil, err
+		}
+		if err := nb.ApplyParams(p); err != nil {
+			return nil, err
+		}
+		var got []*runs.Result
+		remove := runs.Observe(func(r *runs.Result) { got = append(got, r) })
+		defer remove()
+		_, err = kernel.Run(ctx, nb, kernel.RunOptions{
+			OutDir:  filepath.Join(dir, name),
+			Symbols: []interp.Exports{stdlib.Symbols},
+		})
+		return got, err
+	})
+	if err != nil {
+		return err
+	}
+	printUsage(stderr)
+	if err := llm.CloseDefault(); err != nil {
+		fmt.Fprintf(stderr, "memlab sweep: closing the model call cache: %v\n", err)
+	}
+	t := sw.Table()
+	md := fmt.Sprintf("# Sweep of %s\n\n%d points (%s), %d runs.\n\n%s", filepath.Base(path), len(grid), axesText(axes), len(t.Rows), t.Markdown())
+	fmt.Fprint(stdout, md)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sweep.md"), []byte(md), 0o644); err != nil {
+		return err
+	}
+	if err := writeTableCSV(filepath.Join(dir, "sweep.csv"), t); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "memlab sweep: wrote %s and %s\n", filepath.Join(dir, "sweep.md"), filepath.Join(dir, "sweep.csv"))
+	if err := sw.Err(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return errors.New("interrupted")
+	}
+	return nil
+}
+
+func axesText(axes []runs.Axis) string {
+	parts := make([]string, len(axes))
+	for i, a := range axes {
+		parts[i] = a.Name + " = " + strings.Join(a.Values, ", ")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// writeTableCSV writes t (header and rows) as CSV to path.
+func writeTableCSV(path string, t analysis.Table) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	w.Write(t.Header)
+	w.WriteAll(t.Rows)
+	if err := w.Error(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memlab/memlab/runs"
+)
+
+func TestSweepThreeByTwo(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "runs.db")
+	out := filepath.Join(dir, "out")
+	args := []string{"sweep", "testdata/sweep.go", "-p", "k=5,10,20", "-p", "system=bm25,oracle", "-o", out, "-store", store, "-quiet"}
+	code, stdout, stderr := memlab(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	f, err := os.Open(filepath.Join(out, "sweep.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 7 || rows[0][0] != "k" || rows[0][1] != "system" || rows[0][2] != "run" {
+		t.Fatalf("combined table: %d rows, header %v", len(rows), rows[0])
+	}
+	ids := map[string]bool{}
+	for _, r := range rows[1:] {
+		ids[r[2]] = true
+		if r[1] == "oracle" && r[8] != "1.000" { // Any-Any of the oracle
+			t.Errorf("oracle row %v: Any-Any %s, want 1.000", r, r[8])
+		}
+		if _, err := os.Stat(filepath.Join(out, "k="+r[0]+",system="+r[1], "sweep.ipynb")); err != nil {
+			t.Errorf("point %s/%s has no notebook output: %v", r[0], r[1], err)
+		}
+	}
+	if len(ids) != 6 {
+		t.Errorf("%d distinct runs, want 6", len(ids))
+	}
+	if !strings.Contains(stdout, "| k | system | run |") {
+		t.Errorf("stdout lacks the combined table:\n%s", stdout)
+	}
+	st, err := runs.OpenStore(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	infos, err := st.Runs()
+	st.Close()
+	if err != nil || len(infos) != 6 {
+		t.Fatalf("%d runs in the store (%v), want 6", len(infos), err)
+	}
+	for _, ri := range infos {
+		if !ri.Complete() || !ids[ri.ID] {
+			t.Errorf("run %s: complete %v, in the table %v", ri.ID, ri.Complete(), ids[ri.ID])
+		}
+	}
+
+	// The same sweep again resumes every run.
+	code, stdout2, stderr := memlab(t, args...)
+	if code != 0 {
+		t.Fatalf("rerun: exit %d\n%s", code, stderr)
+	}
+	if stdout2 != stdout {
+		t.Errorf("the rerun's table differs:\n%s\nvs\n%s", stdout2, stdout)
+	}
+	st, _ = runs.OpenStore(store)
+	defer st.Close()
+	infos, _ = st.Runs()
+	for _, ri := range infos {
+		if ri.Sessions != 2 {
+			t.Errorf("run %s has %d sessions after two sweeps, want 2", ri.ID, ri.Sessions)
+		}
+	}
+}
+
+func TestSweepBadAxes(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep", "testdata/sweep.go"}, "at least one -p"},
+		{[]string{"sweep", "testdata/sweep.go", "-p", "k="}, "empty"},
+		{[]string{"sweep", "testdata/sweep.go", "-p", "k=5,5"}, "twice"},
+		{[]string{"sweep", "testdata/sweep.go", "-p", "nope=1,2"}, "nope"},
+	} {
+		code, _, stderr := memlab(t, append(c.args, "-no-store", "-o", t.TempDir())...)
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want it to mention %q", c.args, code, stderr, c.want)
+		}
+	}
+}

@@ -1,0 +1,304 @@
+package runs
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/retrieval"
+)
+
+// DefaultWorkers is the number of questions read and judged at once when
+// Options.Workers is 0. Model calls are further bounded by the endpoints'
+// concurrency and rate limits in package llm.
+const DefaultWorkers = 4
+
+// Options control how a run executes; none of them is part of the run id.
+type Options struct {
+	// Store keeps every record as its question completes, and resumes a
+	// run that was stopped: completed records are loaded, failed ones are
+	// retried. nil means the default store (SetDefaultStore), if any.
+	Store *Store
+	// NoStore runs in memory even when a default store is set.
+	NoStore bool
+	// Workers is the number of questions read and judged at once (0 =
+	// DefaultWorkers). Retrieval stays sequential, in asked-at order, as a
+	// memory grows: incremental memory systems need it.
+	Workers int
+	// Progress reports each completed question; nil means the default
+	// (SetDefaultProgress), if any. Quiet turns progress off.
+	Progress Progress
+	Quiet    bool
+	// Wait makes a run held by another live process wait for it (until
+	// ctx ends) instead of failing with ErrRunBusy.
+	Wait bool
+}
+
+var (
+	defaultMu       sync.Mutex
+	defaultStore    *Store
+	defaultProgress func() Progress
+)
+
+// SetDefaultStore sets the store runs use when Options.Store is nil (nil
+// = none). `memlab run` and `memlab sweep` set it to the store at
+// DefaultStorePath unless told otherwise.
+func SetDefaultStore(s *Store) {
+	defaultMu.Lock()
+	defer defaultMu.Unlock()
+	defaultStore = s
+}
+
+// DefaultStore returns the store set by SetDefaultStore, or nil.
+func DefaultStore() *Store {
+	defaultMu.Lock()
+	defer defaultMu.Unlock()
+	return defaultStore
+}
+
+// SetDefaultProgress sets the function that makes a run's progress
+// reporter when Options.Progress is nil (nil = none): a bar on a terminal,
+// plain lines in a log, an updating display in a notebook.
+func SetDefaultProgress(f func() Progress) {
+	defaultMu.Lock()
+	defer defaultMu.Unlock()
+	defaultProgress = f
+}
+
+func (o Options) store() *Store {
+	if o.Store != nil || o.NoStore {
+		return o.Store
+	}
+	return DefaultStore()
+}
+
+func (o Options) progress() Progress {
+	if o.Quiet {
+		return nil
+	}
+	if o.Progress != nil {
+		return o.Progress
+	}
+	defaultMu.Lock()
+	f := defaultProgress
+	defaultMu.Unlock()
+	if f == nil {
+		return nil
+	}
+	return f()
+}
+
+// Run runs cfg over every question of d and returns one record per
+// question, in dataset order. Questions are asked in asked-at order (no
+// time last), as a clone's memory grows: the system retrieves the top
+// cfg.K hits (applying temporal admission) one question at a time; then
+// up to Options.Workers questions at once are scored, read (multiple
+// choice when the question has options, and free text with the options
+// removed) and judged (the offline proxies always, and cfg.Judges).
+//
+// With a store, the run's id is SpecOf(d, cfg).ID(); records already
+// completed under that id are reused, failed ones retried, and each new
+// record is written when its question completes, so a killed run loses
+// nothing completed. Another live process running the same id makes Run
+// fail with ErrRunBusy (or wait, with Options.Wait).
+//
+// A failure of one question's step is recorded in its record and the run
+// goes on. Run returns an error for a bad configuration, a store that
+// cannot be written (the run stops; completed records stay), or a
+// cancelled ctx; the Result then holds the records completed so far.
+func Run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*Result, error) {
+	res, err := run(ctx, d, cfg, opts)
+	if res != nil {
+		notify(res)
+	}
+	return res, err
+}
+
+func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*Result, error) {
+	if d == nil || cfg.System == nil || cfg.Reader == nil {
+		return nil, fmt.Errorf("runs: run: dataset, system and reader are required")
+	}
+	if cfg.K <= 0 {
+		return nil, fmt.Errorf("runs: run %s: k must be positive, got %d", cfg.System.Name(), cfg.K)
+	}
+	seen := make(map[string]int, len(d.Questions))
+	for i, q := range d.Questions {
+		if j, dup := seen[q.ID]; dup {
+			return nil, fmt.Errorf("runs: run over %s: question id %q appears twice (questions %d and %d)", d.Name, q.ID, j, i)
+		}
+		seen[q.ID] = i
+	}
+	started := time.Now()
+	spec := SpecOf(d, cfg)
+	res := &Result{
+		ID: spec.ID(), Spec: spec, Label: cfg.Label,
+		Dataset: d.Name, Fingerprint: d.Fingerprint,
+		System: cfg.System.Name(), Reader: cfg.Reader.Name(), K: cfg.K,
+	}
+	if res.Label == "" {
+		res.Label = fmt.Sprintf("%s k=%d", shortName(res.System), cfg.K)
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = DefaultWorkers
+	}
+
+	recs := make([]Record, len(d.Questions))
+	have := make([]bool, len(d.Questions))
+	attempts := map[string]int{}
+	store := opts.store()
+	var l *lease
+	if store != nil {
+		var err error
+		if l, err = store.begin(ctx, spec, res.Label, opts.Wait); err != nil {
+			return nil, err
+		}
+		st, err := store.load(ctx, res.ID)
+		if err != nil {
+			_ = l.release(retrieval.Meter{}, time.Since(started))
+			return nil, err
+		}
+		attempts = st.attempts
+		for i, q := range d.Questions {
+			if r, ok := st.done[q.ID]; ok {
+				recs[i], have[i] = r, true
+				res.Resumed++
+			}
+		}
+	}
+
+	// Questions are asked in asked-at order, no time last.
+	order := make([]int, len(d.Questions))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ta, tb := d.Questions[order[a]].AskedAt, d.Questions[order[b]].AskedAt
+		if ta.IsZero() || tb.IsZero() {
+			return !ta.IsZero() && tb.IsZero()
+		}
+		return ta.Before(tb)
+	})
+
+	prog := opts.progress()
+	if prog != nil {
+		prog.Start(res.Label, len(d.Questions), res.Resumed)
+	}
+	var before retrieval.Meter
+	metered, isMetered := cfg.System.(retrieval.Metered)
+	if isMetered {
+		before = metered.Meter()
+	}
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type job struct {
+		i       int
+		hits    []retrieval.Hit
+		err     error
+		elapsed time.Duration
+	}
+	jobs := make(chan job, workers)
+	go func() {
+		defer close(jobs)
+		for _, i := range order {
+			if have[i] {
+				continue
+			}
+			if runCtx.Err() != nil {
+				return
+			}
+			t0 := time.Now()
+			hits, err := retrieve(runCtx, cfg, d.Questions[i])
+			if runCtx.Err() != nil {
+				return
+			}
+			select {
+			case jobs <- job{i, hits, err, time.Since(t0)}:
+			case <-runCtx.Done():
+				return
+			}
+		}
+	}()
+
+	media := mediaOf(d)
+	var mu sync.Mutex // guards recs, have, writeErr
+	var writeErr error
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				q := d.Questions[j.i]
+				rec := evaluateOne(runCtx, d, cfg, q, media, j.hits, j.err, j.elapsed)
+				if runCtx.Err() != nil {
+					continue // cut short: not a result, asked again on resume
+				}
+				if store != nil {
+					if err := store.put(runCtx, res.ID, j.i, attempts[q.ID]+1, rec); err != nil {
+						mu.Lock()
+						if writeErr == nil {
+							writeErr = err
+						}
+						mu.Unlock()
+						cancel()
+						continue
+					}
+				}
+				mu.Lock()
+				recs[j.i], have[j.i] = rec, true
+				mu.Unlock()
+				if prog != nil {
+					prog.Step(rec)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if prog != nil {
+		prog.Finish()
+	}
+	if isMetered {
+		m := metered.Meter()
+		res.Meter = retrieval.Meter{IngestCalls: m.IngestCalls - before.IngestCalls, IngestTokens: m.IngestTokens - before.IngestTokens,
+			IngestEmbeds: m.IngestEmbeds - before.IngestEmbeds, QueryCalls: m.QueryCalls - before.QueryCalls,
+			QueryTokens: m.QueryTokens - before.QueryTokens, QueryEmbeds: m.QueryEmbeds - before.QueryEmbeds}
+	}
+	var releaseErr error
+	if l != nil {
+		releaseErr = l.release(res.Meter, time.Since(started))
+	}
+	n := 0
+	for i := range recs {
+		if have[i] {
+			recs[n] = recs[i]
+			n++
+		}
+	}
+	res.Records = recs[:n]
+	switch {
+	case writeErr != nil:
+		return res, fmt.Errorf("runs: run %s (%s) stopped after %d of %d questions: %w; the completed records are kept: fix the store (free disk space) and rerun to resume",
+			res.ID, res.Label, n, len(d.Questions), writeErr)
+	case ctx.Err() != nil:
+		return res, fmt.Errorf("runs: run %s (%s) at k=%d: stopped after %d of %d questions: %w",
+			res.ID, res.Label, cfg.K, n, len(d.Questions), ctx.Err())
+	case releaseErr != nil:
+		return res, releaseErr
+	}
+	return res, nil
+}
+
+// shortName is a system name without its settings: "flat(bm25,k1=...)" ->
+// "flat".
+func shortName(name string) string {
+	if i := strings.IndexByte(name, '('); i > 0 {
+		return name[:i]
+	}
+	return name
+}

@@ -1,0 +1,164 @@
+package runs
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Progress is told about a run's questions as they complete. Step is
+// called from several goroutines; implementations synchronise.
+type Progress interface {
+	// Start begins a run of total questions, done of them already
+	// completed (a resumed run).
+	Start(label string, total, done int)
+	// Step reports one completed question (rec.Failure != "" = failed).
+	Step(rec Record)
+	// Finish ends the run.
+	Finish()
+}
+
+// counter is the state shared by the progress reporters.
+type counter struct {
+	mu                  sync.Mutex
+	label               string
+	total, done, failed int
+	resumed             int
+	start               time.Time
+	now                 func() time.Time
+}
+
+func (c *counter) begin(label string, total, done int) {
+	if c.now == nil {
+		c.now = time.Now
+	}
+	c.label, c.total, c.done, c.failed, c.resumed, c.start = label, total, done, 0, done, c.now()
+}
+
+// line is "label  37/100  37%  12.5 q/s  ETA 5s  2 failed".
+func (c *counter) line(width int) string {
+	elapsed := c.now().Sub(c.start)
+	fresh := c.done - c.resumed
+	var rate float64
+	if elapsed > 0 {
+		rate = float64(fresh) / elapsed.Seconds()
+	}
+	pct := 100.0
+	if c.total > 0 {
+		pct = 100 * float64(c.done) / float64(c.total)
+	}
+	var b strings.Builder
+	b.WriteString(c.label)
+	if width > 0 {
+		filled := int(float64(width) * pct / 100)
+		fmt.Fprintf(&b, " [%s%s]", strings.Repeat("=", filled), strings.Repeat(" ", width-filled))
+	}
+	fmt.Fprintf(&b, " %d/%d %3.0f%% %.1f q/s", c.done, c.total, pct, rate)
+	if rate > 0 && c.done < c.total {
+		eta := time.Duration(float64(c.total-c.done) / rate * float64(time.Second))
+		fmt.Fprintf(&b, " ETA %s", eta.Round(time.Second))
+	}
+	if c.failed > 0 {
+		fmt.Fprintf(&b, " %d failed", c.failed)
+	}
+	if c.resumed > 0 {
+		fmt.Fprintf(&b, " (%d resumed)", c.resumed)
+	}
+	return b.String()
+}
+
+// Bar is a progress bar redrawn in place on a terminal (carriage return),
+// at most every Interval.
+type Bar struct {
+	w        io.Writer
+	Interval time.Duration
+	counter
+	last time.Time
+}
+
+// NewBar returns a bar drawn on w (usually os.Stderr) at most 10 times a
+// second.
+func NewBar(w io.Writer) *Bar { return &Bar{w: w, Interval: 100 * time.Millisecond} }
+
+// Start draws the empty bar.
+func (b *Bar) Start(label string, total, done int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.begin(label, total, done)
+	b.draw()
+}
+
+// Step counts rec and redraws when Interval has passed.
+func (b *Bar) Step(rec Record) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.done++
+	if rec.Failure != "" {
+		b.failed++
+	}
+	if b.now().Sub(b.last) >= b.Interval {
+		b.draw()
+	}
+}
+
+// Finish draws the final state and ends the line.
+func (b *Bar) Finish() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.draw()
+	fmt.Fprintln(b.w)
+}
+
+func (b *Bar) draw() {
+	b.last = b.now()
+	fmt.Fprintf(b.w, "\r\x1b[K%s", b.line(24))
+}
+
+// Lines reports progress as plain lines (logs, CI, notebooks without
+// updatable displays): a line each time Interval has passed since the last
+// one, and one at the end, so a short run writes a single line.
+type Lines struct {
+	w io.Writer
+	// Interval is the least time between two lines (0 = 10 s).
+	Interval time.Duration
+	counter
+	last time.Time
+}
+
+// NewLines returns a reporter writing lines to w every 10 s and at the end.
+func NewLines(w io.Writer) *Lines { return &Lines{w: w, Interval: 10 * time.Second} }
+
+// Start notes the run; it writes nothing.
+func (l *Lines) Start(label string, total, done int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.begin(label, total, done)
+	l.last = l.start
+}
+
+// Step counts rec and writes a line when Interval has passed.
+func (l *Lines) Step(rec Record) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.done++
+	if rec.Failure != "" {
+		l.failed++
+	}
+	iv := l.Interval
+	if iv <= 0 {
+		iv = 10 * time.Second
+	}
+	if now := l.now(); now.Sub(l.last) >= iv && l.done < l.total {
+		l.last = now
+		fmt.Fprintln(l.w, l.line(0))
+	}
+}
+
+// Finish writes the last line.
+func (l *Lines) Finish() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintln(l.w, l.line(0))
+}

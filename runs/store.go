@@ -1,0 +1,579 @@
+package runs
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/memlab/memlab/internal/sqlitedb"
+	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/retrieval"
+)
+
+// StoreSchemaVersion is the version of the run store's layout. Opening an
+// older file migrates it; a newer one is an error.
+const StoreSchemaVersion = 2
+
+// storeMigrations[v] upgrades a run store from schema version v to v+1.
+var storeMigrations = []string{
+	// 0 -> 1: runs and their records.
+	0: `
+CREATE TABLE runs (
+	id           TEXT PRIMARY KEY NOT NULL,
+	label        TEXT NOT NULL,
+	dataset      TEXT NOT NULL,
+	fingerprint  TEXT NOT NULL,
+	system       TEXT NOT NULL,
+	reader       TEXT NOT NULL,
+	k            INTEGER NOT NULL,
+	spec         TEXT NOT NULL,       -- Spec.JSON
+	code_version TEXT NOT NULL,
+	questions    INTEGER NOT NULL,
+	created_at   INTEGER NOT NULL,    -- unix milliseconds
+	updated_at   INTEGER NOT NULL,
+	owner        TEXT NOT NULL DEFAULT '', -- "host pid token" of the process running it
+	heartbeat    INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE records (
+	run_id      TEXT NOT NULL REFERENCES runs(id),
+	question_id TEXT NOT NULL,
+	ord         INTEGER NOT NULL,     -- position of the question in the dataset
+	failure     TEXT NOT NULL,
+	latency_us  INTEGER NOT NULL,
+	data        TEXT NOT NULL,        -- MarshalRecord
+	written_at  INTEGER NOT NULL,
+	PRIMARY KEY (run_id, question_id)
+);
+`,
+	// 1 -> 2: attempts and code version per record, the history of failed attempts (kept
+	// when a retry succeeds), and what each run spent.
+	1: `
+ALTER TABLE records ADD COLUMN attempts INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE records ADD COLUMN code_version TEXT NOT NULL DEFAULT ''; -- of the process that wrote the record
+CREATE TABLE failures (
+	run_id      TEXT NOT NULL REFERENCES runs(id),
+	question_id TEXT NOT NULL,
+	attempt     INTEGER NOT NULL,
+	failure     TEXT NOT NULL,
+	at          INTEGER NOT NULL,
+	code_version TEXT NOT NULL,
+	PRIMARY KEY (run_id, question_id, attempt)
+);
+ALTER TABLE runs ADD COLUMN meter TEXT NOT NULL DEFAULT '{}';   -- retrieval.Meter, summed over sessions
+ALTER TABLE runs ADD COLUMN sessions INTEGER NOT NULL DEFAULT 0; -- times the run was started or resumed
+ALTER TABLE runs ADD COLUMN run_seconds REAL NOT NULL DEFAULT 0; -- wall time summed over sessions
+`,
+}
+
+func init() {
+	if len(storeMigrations) != StoreSchemaVersion {
+		panic("runs: store migrations do not lead to StoreSchemaVersion")
+	}
+}
+
+// LeaseTimeout is how long a run's lease lasts without a heartbeat: a
+// process running a run renews it every LeaseTimeout/3; another process may
+// take the run over when the lease is older, or at once when the holder is
+// a dead process on this host.
+var LeaseTimeout = 30 * time.Second
+
+// leasePoll is how often a waiting run checks whether the lease is free.
+const leasePoll = 200 * time.Millisecond
+
+// Store is a run store: an SQLite file (WAL) holding every run's spec and
+// every question's record, written as each question completes. It is safe
+// for use by many goroutines and by several processes.
+type Store struct {
+	path string
+	db   *sql.DB
+	wmu  sync.Mutex // serializes this process's writes
+}
+
+// DefaultStorePath is MEMLAB_RUNS when set, else runs.db beside the model
+// cache (llm.CachePath).
+func DefaultStorePath() (string, error) {
+	if p := os.Getenv("MEMLAB_RUNS"); p != "" {
+		return p, nil
+	}
+	c, err := llm.CachePath()
+	if err != nil {
+		return "", fmt.Errorf("runs: no run store path (set MEMLAB_RUNS): %w", err)
+	}
+	return filepath.Join(filepath.Dir(c), "runs.db"), nil
+}
+
+// OpenStore opens the run store at path, creating it if needed and
+// migrating an older schema. Errors name the file.
+func OpenStore(path string) (*Store, error) {
+	db, abs, err := sqlitedb.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("runs: open store %q: %w", path, err)
+	}
+	db.SetMaxOpenConns(4)
+	db.SetMaxIdleConns(4)
+	s := &Store{path: abs, db: db}
+	s.wmu.Lock()
+	_, err = sqlitedb.Migrate(context.Background(), db, "run store", storeMigrations)
+	s.wmu.Unlock()
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("runs: open store %q: %w", path, err)
+	}
+	return s, nil
+}
+
+// Path returns the store file's absolute path.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the store.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("runs: close store %q: %w", s.path, err)
+	}
+	return nil
+}
+
+// RunInfo is one run as the store holds it.
+type RunInfo struct {
+	ID    string
+	Label string
+	Spec  Spec
+	// CodeVersion is that of the last process that started the run (each
+	// record and failed attempt also keeps the version that wrote it).
+	CodeVersion string
+	// Questions is the number of questions of the run; Done the records
+	// completed without failure; Failed the records whose last attempt
+	// failed (retried on the next start).
+	Questions, Done, Failed int
+	Created, Updated        time.Time
+	// Meter is what the system spent, summed over the run's sessions.
+	Meter retrieval.Meter
+	// Sessions is how many times the run was started or resumed; Seconds
+	// its wall time summed over them.
+	Sessions int
+	Seconds  float64
+	// Owner is the process holding the run ("host pid token"), "" when
+	// none; Heartbeat its last renewal.
+	Owner     string
+	Heartbeat time.Time
+}
+
+// Complete reports whether every question has a record without failure.
+func (r RunInfo) Complete() bool { return r.Done == r.Questions }
+
+const runColumns = `r.id, r.label, r.spec, r.code_version, r.questions, r.created_at, r.updated_at,
+	r.meter, r.sessions, r.run_seconds, r.owner, r.heartbeat,
+	(SELECT count(*) FROM records x WHERE x.run_id = r.id AND x.failure = ''),
+	(SELECT count(*) FROM records x WHERE x.run_id = r.id AND x.failure != '')`
+
+func scanRun(sc interface{ Scan(...any) error }) (RunInfo, error) {
+	var ri RunInfo
+	var spec, meter string
+	var created, updated, hb int64
+	err := sc.Scan(&ri.ID, &ri.Label, &spec, &ri.CodeVersion, &ri.Questions, &created, &updated,
+		&meter, &ri.Sessions, &ri.Seconds, &ri.Owner, &hb, &ri.Done, &ri.Failed)
+	if err != nil {
+		return ri, err
+	}
+	if err := json.Unmarshal([]byte(spec), &ri.Spec); err != nil {
+		return ri, fmt.Errorf("run %s: bad spec: %w", ri.ID, err)
+	}
+	if err := json.Unmarshal([]byte(meter), &ri.Meter); err != nil {
+		return ri, fmt.Errorf("run %s: bad meter: %w", ri.ID, err)
+	}
+	ri.Created, ri.Updated = time.UnixMilli(created), time.UnixMilli(updated)
+	if hb > 0 {
+		ri.Heartbeat = time.UnixMilli(hb)
+	}
+	return ri, nil
+}
+
+// Runs lists the store's runs, most recently updated first.
+func (s *Store) Runs() ([]RunInfo, error) {
+	rows, err := s.db.Query(`SELECT ` + runColumns + ` FROM runs r ORDER BY r.updated_at DESC, r.id`)
+	if err != nil {
+		return nil, fmt.Errorf("runs: list runs in %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	var out []RunInfo
+	for rows.Next() {
+		ri, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("runs: list runs in %s: %w", s.path, err)
+		}
+		out = append(out, ri)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("runs: list runs in %s: %w", s.path, err)
+	}
+	return out, nil
+}
+
+// ErrNoRun is returned (wrapped) by Store.Run for an unknown run.
+var ErrNoRun = errors.New("no such run")
+
+// Run returns the run whose id is id, or the only run whose id starts with
+// id (at least 4 characters), or whose label is id.
+func (s *Store) Run(id string) (RunInfo, error) {
+	id = strings.TrimSpace(id)
+	var rows *sql.Rows
+	var err error
+	if len(id) >= 4 {
+		rows, err = s.db.Query(`SELECT `+runColumns+` FROM runs r WHERE r.id = ? OR substr(r.id, 1, length(?)) = ? OR r.label = ?
+			ORDER BY r.id = ? DESC, r.updated_at DESC`, id, id, id, id, id)
+	} else {
+		rows, err = s.db.Query(`SELECT `+runColumns+` FROM runs r WHERE r.id = ? OR r.label = ? ORDER BY r.id = ? DESC, r.updated_at DESC`, id, id, id)
+	}
+	if err != nil {
+		return RunInfo{}, fmt.Errorf("runs: find run %q in %s: %w", id, s.path, err)
+	}
+	defer rows.Close()
+	var found []RunInfo
+	for rows.Next() {
+		ri, err := scanRun(rows)
+		if err != nil {
+			return RunInfo{}, fmt.Errorf("runs: find run %q in %s: %w", id, s.path, err)
+		}
+		if ri.ID == id {
+			return ri, nil
+		}
+		found = append(found, ri)
+	}
+	if err := rows.Err(); err != nil {
+		return RunInfo{}, fmt.Errorf("runs: find run %q in %s: %w", id, s.path, err)
+	}
+	switch len(found) {
+	case 0:
+		return RunInfo{}, fmt.Errorf("runs: run %q in %s: %w", id, s.path, ErrNoRun)
+	case 1:
+		return found[0], nil
+	}
+	ids := make([]string, len(found))
+	for i, f := range found {
+		ids[i] = f.ID + " (" + f.Label + ")"
+	}
+	return RunInfo{}, fmt.Errorf("runs: %q is ambiguous in %s: %s", id, s.path, strings.Join(ids, ", "))
+}
+
+// Records returns the stored records of run id (an exact id: see Run to
+// resolve a prefix or label), failed ones included, in dataset order.
+func (s *Store) Records(id string) ([]Record, error) {
+	rows, err := s.db.Query(`SELECT question_id, data FROM records WHERE run_id = ? ORDER BY ord, question_id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("runs: records of %s in %s: %w", id, s.path, err)
+	}
+	defer rows.Close()
+	var out []Record
+	for rows.Next() {
+		var qid string
+		var data []byte
+		if err := rows.Scan(&qid, &data); err != nil {
+			return nil, fmt.Errorf("runs: records of %s in %s: %w", id, s.path, err)
+		}
+		r, err := UnmarshalRecord(data)
+		if err != nil {
+			return nil, fmt.Errorf("runs: record %q of run %s in %s: %w", qid, id, s.path, err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("runs: records of %s in %s: %w", id, s.path, err)
+	}
+	return out, nil
+}
+
+// Attempt is one failed attempt at a question, kept when a later attempt
+// succeeds.
+type Attempt struct {
+	QuestionID  string
+	Attempt     int
+	Failure     string
+	At          time.Time
+	CodeVersion string
+}
+
+// Failures returns every failed attempt of run id (an exact id), by
+// question and attempt.
+func (s *Store) Failures(id string) ([]Attempt, error) {
+	rows, err := s.db.Query(`SELECT question_id, attempt, failure, at, code_version FROM failures
+		WHERE run_id = ? ORDER BY question_id, attempt`, id)
+	if err != nil {
+		return nil, fmt.Errorf("runs: failures of %s in %s: %w", id, s.path, err)
+	}
+	defer rows.Close()
+	var out []Attempt
+	for rows.Next() {
+		var a Attempt
+		var at int64
+		if err := rows.Scan(&a.QuestionID, &a.Attempt, &a.Failure, &at, &a.CodeVersion); err != nil {
+			return nil, fmt.Errorf("runs: failures of %s in %s: %w", id, s.path, err)
+		}
+		a.At = time.UnixMilli(at)
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("runs: failures of %s in %s: %w", id, s.path, err)
+	}
+	return out, nil
+}
+
+// Delete removes run id and its records.
+func (s *Store) Delete(id string) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	tx, err := s.db.Begin()
+	if err != nil {
+		return fmt.Errorf("runs: delete %s from %s: %w", id, s.path, err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{`DELETE FROM records WHERE run_id = ?`, `DELETE FROM failures WHERE run_id = ?`, `DELETE FROM runs WHERE id = ?`} {
+		if _, err := tx.Exec(q, id); err != nil {
+			return fmt.Errorf("runs: delete %s from %s: %w", id, s.path, err)
+		}
+	}
+	return tx.Commit()
+}
+
+// ErrRunBusy is returned (wrapped) when another live process holds the
+// run's lease.
+var ErrRunBusy = errors.New("run is being executed by another process")
+
+// lease is a process's hold on one run.
+type lease struct {
+	s     *Store
+	id    string
+	owner string
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+var hostname = func() string {
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		return "localhost"
+	}
+	return strings.ReplaceAll(h, " ", "_")
+}()
+
+// newOwner returns "host pid token" for this process.
+func newOwner() string {
+	return fmt.Sprintf("%s %d %x", hostname, os.Getpid(), time.Now().UnixNano())
+}
+
+// holderAlive reports whether owner, which renewed its lease at hb, still
+// holds it: its heartbeat is fresh and, when it runs on this host, its
+// process exists.
+func holderAlive(owner string, hb time.Time, now time.Time) bool {
+	if owner == "" || now.Sub(hb) > LeaseTimeout {
+		return false
+	}
+	f := strings.Fields(owner)
+	if len(f) >= 2 && f[0] == hostname {
+		pid, err := strconv.Atoi(f[1])
+		if err == nil && pid > 0 {
+			if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// begin records spec as run id (when new), checks that a stored run of
+// that id has the same spec, and takes its lease. With wait, a run held by
+// a live process is waited for (until ctx ends) instead of refused.
+func (s *Store) begin(ctx context.Context, spec Spec, label string, wait bool) (*lease, error) {
+	id := spec.ID()
+	owner := newOwner()
+	for {
+		err := s.tryBegin(ctx, id, spec, label, owner)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, ErrRunBusy) || !wait {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (stopped waiting: %w)", err, ctx.Err())
+		case <-time.After(leasePoll):
+		}
+	}
+	l := &lease{s: s, id: id, owner: owner, stop: make(chan struct{}), done: make(chan struct{})}
+	go l.renew()
+	return l, nil
+}
+
+func (s *Store) tryBegin(ctx context.Context, id string, spec Spec, label, owner string) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("runs: start run %s in %s: %w", id, s.path, err)
+	}
+	defer tx.Rollback()
+	now := time.Now()
+	var stored, holder string
+	var hb int64
+	err = tx.QueryRowContext(ctx, `SELECT spec, owner, heartbeat FROM runs WHERE id = ?`, id).Scan(&stored, &holder, &hb)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		_, err = tx.ExecContext(ctx, `INSERT INTO runs (id, label, dataset, fingerprint, system, reader, k, spec, code_version,
+			questions, created_at, updated_at, owner, heartbeat, sessions) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,1)`,
+			id, label, spec.Dataset, spec.Fingerprint, spec.System, spec.Reader, spec.K, spec.JSON(), CodeVersion(),
+			spec.Questions, now.UnixMilli(), now.UnixMilli(), owner, now.UnixMilli())
+	case err != nil:
+	default:
+		if stored != spec.JSON() {
+			return fmt.Errorf("runs: run %s in %s has another spec (%s) than this config (%s): the store is inconsistent; delete the run",
+				id, s.path, stored, spec.JSON())
+		}
+		if holderAlive(holder, time.UnixMilli(hb), now) {
+			return fmt.Errorf("runs: run %s (%s) in %s: %w: %s, lease renewed %s ago; wait for it to finish or stop it",
+				id, label, s.path, ErrRunBusy, describeOwner(holder), now.Sub(time.UnixMilli(hb)).Round(time.Second))
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE runs SET owner = ?, heartbeat = ?, updated_at = ?, code_version = ?, label = ?,
+			sessions = sessions + 1 WHERE id = ?`, owner, now.UnixMilli(), now.UnixMilli(), CodeVersion(), label, id)
+	}
+	if err != nil {
+		return fmt.Errorf("runs: start run %s in %s: %w", id, s.path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("runs: start run %s in %s: %w", id, s.path, err)
+	}
+	return nil
+}
+
+func describeOwner(owner string) string {
+	f := strings.Fields(owner)
+	if len(f) >= 2 {
+		return "process " + f[1] + " on " + f[0]
+	}
+	return owner
+}
+
+// renew refreshes the lease until release.
+func (l *lease) renew() {
+	defer close(l.done)
+	t := time.NewTicker(LeaseTimeout / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+			l.s.wmu.Lock()
+			_, _ = l.s.db.Exec(`UPDATE runs SET heartbeat = ? WHERE id = ? AND owner = ?`, time.Now().UnixMilli(), l.id, l.owner)
+			l.s.wmu.Unlock()
+		}
+	}
+}
+
+// release ends the lease and adds the session's spending to the run.
+func (l *lease) release(m retrieval.Meter, elapsed time.Duration) error {
+	close(l.stop)
+	<-l.done
+	l.s.wmu.Lock()
+	defer l.s.wmu.Unlock()
+	var old string
+	if err := l.s.db.QueryRow(`SELECT meter FROM runs WHERE id = ?`, l.id).Scan(&old); err != nil {
+		return fmt.Errorf("runs: finish run %s in %s: %w", l.id, l.s.path, err)
+	}
+	var sum retrieval.Meter
+	if err := json.Unmarshal([]byte(old), &sum); err != nil {
+		return fmt.Errorf("runs: finish run %s in %s: bad meter %q: %w", l.id, l.s.path, old, err)
+	}
+	sum.IngestCalls += m.IngestCalls
+	sum.IngestTokens += m.IngestTokens
+	sum.IngestEmbeds += m.IngestEmbeds
+	sum.QueryCalls += m.QueryCalls
+	sum.QueryTokens += m.QueryTokens
+	sum.QueryEmbeds += m.QueryEmbeds
+	b, _ := json.Marshal(sum)
+	_, err := l.s.db.Exec(`UPDATE runs SET owner = '', heartbeat = 0, meter = ?, run_seconds = run_seconds + ?, updated_at = ?
+		WHERE id = ? AND owner = ?`, string(b), elapsed.Seconds(), time.Now().UnixMilli(), l.id, l.owner)
+	if err != nil {
+		return fmt.Errorf("runs: finish run %s in %s: %w", l.id, l.s.path, err)
+	}
+	return nil
+}
+
+// stored is what a run already has: its completed records by question id
+// and the attempts made at failed ones.
+type stored struct {
+	done     map[string]Record
+	attempts map[string]int
+}
+
+func (s *Store) load(ctx context.Context, id string) (stored, error) {
+	st := stored{done: map[string]Record{}, attempts: map[string]int{}}
+	rows, err := s.db.QueryContext(ctx, `SELECT question_id, failure, attempts, data FROM records WHERE run_id = ?`, id)
+	if err != nil {
+		return st, fmt.Errorf("runs: load run %s from %s: %w", id, s.path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var qid, failure string
+		var attempts int
+		var data []byte
+		if err := rows.Scan(&qid, &failure, &attempts, &data); err != nil {
+			return st, fmt.Errorf("runs: load run %s from %s: %w", id, s.path, err)
+		}
+		st.attempts[qid] = attempts
+		if failure != "" {
+			continue
+		}
+		r, err := UnmarshalRecord(data)
+		if err != nil {
+			return st, fmt.Errorf("runs: load run %s from %s: record %q: %w", id, s.path, qid, err)
+		}
+		st.done[qid] = r
+	}
+	if err := rows.Err(); err != nil {
+		return st, fmt.Errorf("runs: load run %s from %s: %w", id, s.path, err)
+	}
+	return st, nil
+}
+
+// put writes rec, the attempt-th attempt at its question (ord = its place
+// in the dataset), in one transaction; a failed attempt is also added to
+// the failures history.
+func (s *Store) put(ctx context.Context, id string, ord, attempt int, rec Record) error {
+	data, err := MarshalRecord(rec)
+	if err != nil {
+		return err
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("runs: write record %q of run %s to %s: %w", rec.QuestionID, id, s.path, err)
+	}
+	defer tx.Rollback()
+	now := time.Now().UnixMilli()
+	_, err = tx.ExecContext(ctx, `INSERT INTO records (run_id, question_id, ord, failure, latency_us, data, written_at, attempts, code_version)
+		VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(run_id, question_id) DO UPDATE SET ord = excluded.ord, failure = excluded.failure,
+		latency_us = excluded.latency_us, data = excluded.data, written_at = excluded.written_at, attempts = excluded.attempts,
+		code_version = excluded.code_version`,
+		id, rec.QuestionID, ord, rec.Failure, rec.Latency.Microseconds(), string(data), now, attempt, CodeVersion())
+	if err == nil && rec.Failure != "" {
+		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO failures (run_id, question_id, attempt, failure, at, code_version)
+			VALUES (?,?,?,?,?,?)`, id, rec.QuestionID, attempt, rec.Failure, now, CodeVersion())
+	}
+	if err == nil {
+		err = tx.Commit()
+	}
+	if err != nil {
+		return fmt.Errorf("runs: write record %q of run %s to %s: %w", rec.QuestionID, id, s.path, err)
+	}
+	return nil
+}
