@@ -247,3 +247,13 @@ func IsRefusal(reply string) bool {
 	}
 	return false
 }
+
+// Version says where the reader's calls go (llm.Target: model, endpoint
+// and its URLs, never a key); run specs record it beside Name.
+func (r *ModelReader) Version() string {
+	role := r.cfg.Role
+	if role == "" {
+		role = llm.RoleBackbone
+	}
+	return llm.Target(r.c, role, r.cfg.Model)
+}

@@ -174,3 +174,10 @@ func bullets(ss []string) string {
 	}
 	return "- " + strings.Join(ss, "\n- ")
 }
+
+// Version says which model and endpoint answer (llm.Target, never a key),
+// the settings and the hash of both CloneMem prompts; run specs record it
+// beside the metric names.
+func (j *CloneMemJudge) Version() string {
+	return version(j.c, j.cfg, CloneMemQAHash+","+CloneMemMemoryHash)
+}

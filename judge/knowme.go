@@ -167,3 +167,14 @@ func (j *KnowMeJudge) Judge(ctx context.Context, q datasets.Question, answer str
 	return call(ctx, j.c, j.cfg, j.Name(), j.rubrics.Hash(q.Task), messages(prompt),
 		[]scale{{MetricKnowMeScore, FieldKnowMeScore, 0, 5}})[0]
 }
+
+// Version says which model and endpoint answer (llm.Target, never a key),
+// the settings and the hash of the seven tasks' prompt hashes; run specs
+// record it beside Name.
+func (j *KnowMeJudge) Version() string {
+	var hs []string
+	for _, t := range KnowMeTasks() {
+		hs = append(hs, j.rubrics.Hash(t))
+	}
+	return version(j.c, j.cfg, strings.Join(hs, ","))
+}

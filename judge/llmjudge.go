@@ -254,3 +254,10 @@ func (s Summary) String() string {
 }
 
 func nan() float64 { return math.NaN() }
+
+// version is a judge's Version: where its calls go (llm.Target), the
+// settings that change its verdicts, and the hash of its prompts.
+func version(c Chatter, cfg Config, prompts string) string {
+	return fmt.Sprintf("target=%s,retries=%d,max_tokens=%d,text=%t,prompts=%s",
+		llm.Target(c, llm.RoleJudge, cfg.Model), cfg.retries(), cfg.MaxTokens, cfg.TextFormat, HashText(prompts))
+}

@@ -171,6 +171,14 @@ type cachedChat struct {
 // Chat sends one chat completion, through the cache when the client has
 // one. A failed call returns an *Error (never a cached or zero answer).
 func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error) {
+	resp, err := c.chat(ctx, req)
+	if t := tallyOf(ctx); t != nil {
+		t.add(err, resp.Cached, resp.Usage, 0)
+	}
+	return resp, err
+}
+
+func (c *Client) chat(ctx context.Context, req ChatRequest) (ChatResponse, error) {
 	rt, model, err := c.resolve(req.Role, req.Model, RoleBackbone)
 	if err != nil {
 		return ChatResponse{}, err
@@ -295,6 +303,14 @@ func (c *Client) chatCall(ctx context.Context, rt *endpointRT, model string, req
 // Embed embeds a batch of texts, through the cache when the client has
 // one (the whole batch is one cache entry).
 func (c *Client) Embed(ctx context.Context, req EmbedRequest) (EmbedResponse, error) {
+	resp, err := c.embed(ctx, req)
+	if t := tallyOf(ctx); t != nil {
+		t.add(err, resp.Cached, resp.Usage, len(req.Inputs))
+	}
+	return resp, err
+}
+
+func (c *Client) embed(ctx context.Context, req EmbedRequest) (EmbedResponse, error) {
 	rt, model, err := c.resolve(req.Role, req.Model, RoleEmbedder)
 	if err != nil {
 		return EmbedResponse{}, err

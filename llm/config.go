@@ -397,3 +397,29 @@ func (c *Config) Role(role string) (*Endpoint, string, error) {
 	}
 	return c.Endpoints[rm.Endpoint], rm.Model, nil
 }
+
+// Target describes where calls of role go, for run specs and reports:
+// "MODEL@ENDPOINT(URL,URL...)". c is usually an *Client (anything with a
+// Config() *Config method); model overrides the role's model ("" = the
+// role's). Without a config it is the model alone ("default" when none is
+// named). Keys are never included.
+func Target(c any, role, model string) string {
+	cc, ok := c.(interface{ Config() *Config })
+	if !ok || cc.Config() == nil {
+		if model == "" {
+			model = "default"
+		}
+		return model
+	}
+	ep, m, err := cc.Config().Role(role)
+	if model == "" {
+		model = m
+	}
+	if model == "" {
+		model = "default"
+	}
+	if err != nil || ep == nil {
+		return model
+	}
+	return model + "@" + ep.Name + "(" + strings.Join(ep.BaseURLs, ",") + ")"
+}

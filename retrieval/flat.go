@@ -61,6 +61,10 @@ func NewFlat(d *datasets.Dataset, p BM25Params) (*Flat, error) {
 // Name returns "flat-bm25".
 func (f *Flat) Name() string { return NameFlat }
 
+// Concurrent reports that Retrieve may run on several goroutines at once,
+// in any order of questions (see Concurrent).
+func (f *Flat) Concurrent() bool { return true }
+
 // Params returns the BM25 constants in use (defaults resolved).
 func (f *Flat) Params() BM25Params { return f.params }
 
@@ -133,6 +137,10 @@ func NewOracle(d *datasets.Dataset) *Oracle {
 
 // Name returns "oracle".
 func (o *Oracle) Name() string { return NameOracle }
+
+// Concurrent reports that Retrieve may run on several goroutines at once,
+// in any order of questions (see Concurrent).
+func (o *Oracle) Concurrent() bool { return true }
 
 // Retrieve returns up to k gold traces of q (see Oracle). k = 0 gives no
 // hits; a negative k or an unknown corpus is an error, and so is a

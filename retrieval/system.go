@@ -24,6 +24,15 @@ type Hit struct {
 	Time time.Time
 }
 
+// Concurrent is implemented by systems whose Retrieve is safe to call from
+// several goroutines at once and does not depend on the order in which
+// questions are asked (stateless indexes such as Flat and Oracle, unlike
+// incremental memories). Concurrent returning true lets a runner retrieve
+// on its worker pool instead of one question at a time.
+type Concurrent interface {
+	Concurrent() bool
+}
+
 // System is a memory system that can be asked for the k best units for a
 // question. Implementations apply temporal admission (only traces dated at
 // or before q.AskedAt exist) before ranking.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memlab/memlab/judge"
+	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/retrieval"
 )
 
@@ -99,6 +100,14 @@ type recordJSON struct {
 	Verdicts       []verdictJSON     `json:"verdicts,omitempty"`
 	Failure        string            `json:"failure,omitempty"`
 	LatencyMS      nfloat            `json:"latency_ms"`
+	Usage          *usageJSON        `json:"usage,omitempty"`
+}
+
+// usageJSON is Record.Usage; absent when no model was called.
+type usageJSON struct {
+	Retrieve llm.TallyCounts `json:"retrieve"`
+	Read     llm.TallyCounts `json:"read"`
+	Judge    llm.TallyCounts `json:"judge"`
 }
 
 type scoreJSON struct {
@@ -150,6 +159,9 @@ func MarshalRecord(r Record) ([]byte, error) {
 		Answer: r.Answer, AnswerTraceIDs: r.AnswerTraceIDs, Abstained: r.Abstained,
 		Failure: r.Failure, LatencyMS: nfloat(float64(r.Latency) / float64(time.Millisecond)),
 	}
+	if r.Usage != (Usage{}) {
+		j.Usage = &usageJSON{Retrieve: r.Usage.Retrieve, Read: r.Usage.Read, Judge: r.Usage.Judge}
+	}
 	s := r.Retrieval
 	j.Retrieval = scoreJSON{K: s.K, HasGold: s.HasGold, RecallFlat: nfloat(s.RecallFlat), AllAll: nfloat(s.AllAll),
 		AllAny: nfloat(s.AllAny), AnyAll: nfloat(s.AnyAll), AnyAny: nfloat(s.AnyAny), MRR: nfloat(s.MRR), NDCG: nfloat(s.NDCG)}
@@ -191,6 +203,9 @@ func UnmarshalRecord(data []byte) (Record, error) {
 		Choice: j.Choice, Correct: j.Correct, ChoiceOutcome: j.ChoiceOutcome,
 		Answer: j.Answer, AnswerTraceIDs: j.AnswerTraceIDs, Abstained: j.Abstained,
 		Failure: j.Failure, Latency: time.Duration(math.Round(float64(j.LatencyMS) * float64(time.Millisecond))),
+	}
+	if j.Usage != nil {
+		r.Usage = Usage{Retrieve: j.Usage.Retrieve, Read: j.Usage.Read, Judge: j.Usage.Judge}
 	}
 	s := j.Retrieval
 	r.Retrieval = retrieval.RetrievalScore{K: s.K, HasGold: s.HasGold, RecallFlat: float64(s.RecallFlat), AllAll: float64(s.AllAll),

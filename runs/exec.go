@@ -9,13 +9,16 @@ import (
 	"time"
 
 	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/retrieval"
 )
 
 // DefaultWorkers is the number of questions read and judged at once when
 // Options.Workers is 0. Model calls are further bounded by the endpoints'
-// concurrency and rate limits in package llm.
-const DefaultWorkers = 4
+// concurrency and rate limits in package llm (a worker waiting there holds
+// nothing but its question), so this only needs to be at least the
+// endpoints' concurrency.
+const DefaultWorkers = 32
 
 // Options control how a run executes; none of them is part of the run id.
 type Options struct {
@@ -27,7 +30,8 @@ type Options struct {
 	NoStore bool
 	// Workers is the number of questions read and judged at once (0 =
 	// DefaultWorkers). Retrieval stays sequential, in asked-at order, as a
-	// memory grows: incremental memory systems need it.
+	// memory grows (incremental memory systems need it), unless the system
+	// is retrieval.Concurrent: then the workers retrieve too.
 	Workers int
 	// Progress reports each completed question; nil means the default
 	// (SetDefaultProgress), if any. Quiet turns progress off.
@@ -200,9 +204,24 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 		i       int
 		hits    []retrieval.Hit
 		err     error
+		usage   llm.TallyCounts
 		elapsed time.Duration
+		// retrieved is false when the worker still has to retrieve.
+		retrieved bool
 	}
 	jobs := make(chan job, workers)
+	// Systems that are safe for concurrent retrieval in any order retrieve
+	// on the workers; the others here, one question at a time, in order.
+	concurrent := false
+	if c, ok := cfg.System.(retrieval.Concurrent); ok && c.Concurrent() {
+		concurrent = true
+	}
+	retrieveOne := func(i int) job {
+		t0 := time.Now()
+		var tally llm.Tally
+		hits, err := retrieve(llm.WithTally(runCtx, &tally), cfg, d.Questions[i])
+		return job{i: i, hits: hits, err: err, usage: tally.Counts(), elapsed: time.Since(t0), retrieved: true}
+	}
 	go func() {
 		defer close(jobs)
 		for _, i := range order {
@@ -212,13 +231,15 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 			if runCtx.Err() != nil {
 				return
 			}
-			t0 := time.Now()
-			hits, err := retrieve(runCtx, cfg, d.Questions[i])
-			if runCtx.Err() != nil {
-				return
+			j := job{i: i}
+			if !concurrent {
+				j = retrieveOne(i)
+				if runCtx.Err() != nil {
+					return
+				}
 			}
 			select {
-			case jobs <- job{i, hits, err, time.Since(t0)}:
+			case jobs <- j:
 			case <-runCtx.Done():
 				return
 			}
@@ -234,8 +255,12 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
+				if !j.retrieved {
+					j = retrieveOne(j.i)
+				}
 				q := d.Questions[j.i]
 				rec := evaluateOne(runCtx, d, cfg, q, media, j.hits, j.err, j.elapsed)
+				rec.Usage.Retrieve = j.usage
 				if runCtx.Err() != nil {
 					continue // cut short: not a result, asked again on resume
 				}

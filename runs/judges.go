@@ -26,7 +26,8 @@ func KnowMeJudge(j *judge.KnowMeJudge) Judge { return knowMeJudge{j} }
 
 type knowMeJudge struct{ j *judge.KnowMeJudge }
 
-func (k knowMeJudge) Name() string { return k.j.Name() }
+func (k knowMeJudge) Name() string    { return k.j.Name() }
+func (k knowMeJudge) Version() string { return k.j.Version() }
 func (k knowMeJudge) Judge(ctx context.Context, q datasets.Question, answer string, _ []string) []judge.Verdict {
 	return []judge.Verdict{k.j.Judge(ctx, q, answer)}
 }
@@ -36,7 +37,8 @@ func CloneMemQAJudge(j *judge.CloneMemJudge) Judge { return cloneMemQA{j} }
 
 type cloneMemQA struct{ j *judge.CloneMemJudge }
 
-func (c cloneMemQA) Name() string { return judge.MetricQAConsistency }
+func (c cloneMemQA) Name() string    { return judge.MetricQAConsistency }
+func (c cloneMemQA) Version() string { return c.j.Version() }
 func (c cloneMemQA) Judge(ctx context.Context, q datasets.Question, answer string, _ []string) []judge.Verdict {
 	return []judge.Verdict{c.j.QAConsistency(ctx, q, answer)}
 }
@@ -47,7 +49,8 @@ func CloneMemMemoryJudge(j *judge.CloneMemJudge) Judge { return cloneMemMemory{j
 
 type cloneMemMemory struct{ j *judge.CloneMemJudge }
 
-func (c cloneMemMemory) Name() string { return "clonemem-memory-utility" }
+func (c cloneMemMemory) Name() string    { return "clonemem-memory-utility" }
+func (c cloneMemMemory) Version() string { return c.j.Version() }
 func (c cloneMemMemory) Judge(ctx context.Context, q datasets.Question, _ string, retrieved []string) []judge.Verdict {
 	r, h := c.j.MemoryUtility(ctx, q, retrieved)
 	return []judge.Verdict{r, h}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/memlab/memlab/judge"
+	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/retrieval"
 )
 
@@ -55,4 +56,17 @@ type Record struct {
 	Failure string
 	// Latency is the wall time of the whole question (retrieve, read, judge).
 	Latency time.Duration
+	// Usage is what the question's model calls were, by stage.
+	Usage Usage
 }
+
+// Usage counts a question's model calls by stage (llm.Tally): Retrieve is
+// what the system's Retrieve called (for incremental memories, including
+// the ingest of the traces that arrived before the question), Read the
+// reader's calls, Judge the LLM judges'. All zero offline.
+type Usage struct {
+	Retrieve, Read, Judge llm.TallyCounts
+}
+
+// Total is the sum over the stages.
+func (u Usage) Total() llm.TallyCounts { return u.Retrieve.Add(u.Read).Add(u.Judge) }

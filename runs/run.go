@@ -9,6 +9,7 @@ import (
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/judge"
+	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/retrieval"
 )
 
@@ -76,7 +77,12 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 		Visible: len(d.Visible(q)), Correct: q.Correct,
 		Judges: map[string]float64{},
 	}
-	defer func() { rec.Latency = elapsed + time.Since(start) }()
+	var readTally, judgeTally llm.Tally
+	readCtx, judgeCtx := llm.WithTally(ctx, &readTally), llm.WithTally(ctx, &judgeTally)
+	defer func() {
+		rec.Latency = elapsed + time.Since(start)
+		rec.Usage.Read, rec.Usage.Judge = readTally.Counts(), judgeTally.Counts()
+	}()
 
 	if rerr != nil {
 		rec.Failure = "retrieve: " + rerr.Error()
@@ -108,7 +114,7 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 	rec.Judges[judge.MetricEvidenceCoverage] = judge.EvidenceCoverage(statements, context.String())
 
 	if q.IsMultipleChoice() {
-		a, err := cfg.Reader.Answer(ctx, q, passages)
+		a, err := cfg.Reader.Answer(readCtx, q, passages)
 		if err != nil {
 			rec.Failure = "read (multiple choice): " + err.Error()
 			return rec
@@ -127,7 +133,7 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 
 	free := q
 	free.Choices, free.Correct = nil, ""
-	a, err := cfg.Reader.Answer(ctx, free, passages)
+	a, err := cfg.Reader.Answer(readCtx, free, passages)
 	if err != nil {
 		rec.Failure = "read (free text): " + err.Error()
 		return rec
@@ -139,7 +145,7 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 			retrieved[i] = p.Text
 		}
 		for _, j := range cfg.Judges {
-			rec.Verdicts = append(rec.Verdicts, j.Judge(ctx, q, a.Text, retrieved)...)
+			rec.Verdicts = append(rec.Verdicts, j.Judge(judgeCtx, q, a.Text, retrieved)...)
 		}
 	}
 	if q.Answer != "" {

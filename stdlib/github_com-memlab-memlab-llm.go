@@ -47,6 +47,8 @@ func init() {
 		"RoleJudge":        reflect.ValueOf(constant.MakeFromLiteral("\"judge\"", token.STRING, 0)),
 		"Roles":            reflect.ValueOf(llm.Roles),
 		"SingleEndpoint":   reflect.ValueOf(llm.SingleEndpoint),
+		"Target":           reflect.ValueOf(llm.Target),
+		"WithTally":        reflect.ValueOf(llm.WithTally),
 
 		// type definitions
 		"ChatRequest":    reflect.ValueOf((*llm.ChatRequest)(nil)),
@@ -64,6 +66,8 @@ func init() {
 		"Options":        reflect.ValueOf((*llm.Options)(nil)),
 		"Price":          reflect.ValueOf((*llm.Price)(nil)),
 		"RoleModel":      reflect.ValueOf((*llm.RoleModel)(nil)),
+		"Tally":          reflect.ValueOf((*llm.Tally)(nil)),
+		"TallyCounts":    reflect.ValueOf((*llm.TallyCounts)(nil)),
 		"Usage":          reflect.ValueOf((*llm.Usage)(nil)),
 		"UsageReport":    reflect.ValueOf((*llm.UsageReport)(nil)),
 		"UsageRow":       reflect.ValueOf((*llm.UsageRow)(nil)),

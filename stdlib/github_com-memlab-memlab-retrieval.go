@@ -93,6 +93,7 @@ func init() {
 		"BaseNoMemory":       reflect.ValueOf((*retrieval.BaseNoMemory)(nil)),
 		"BaseRecent":         reflect.ValueOf((*retrieval.BaseRecent)(nil)),
 		"Chatter":            reflect.ValueOf((*retrieval.Chatter)(nil)),
+		"Concurrent":         reflect.ValueOf((*retrieval.Concurrent)(nil)),
 		"DecomposeConfig":    reflect.ValueOf((*retrieval.DecomposeConfig)(nil)),
 		"Decomposed":         reflect.ValueOf((*retrieval.Decomposed)(nil)),
 		"Decomposition":      reflect.ValueOf((*retrieval.Decomposition)(nil)),
@@ -129,6 +130,7 @@ func init() {
 
 		// interface wrapper definitions
 		"_Chatter":    reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Chatter)(nil)),
+		"_Concurrent": reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Concurrent)(nil)),
 		"_Memory":     reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Memory)(nil)),
 		"_Metered":    reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Metered)(nil)),
 		"_System":     reflect.ValueOf((*_github_com_memlab_memlab_retrieval_System)(nil)),
@@ -144,6 +146,16 @@ type _github_com_memlab_memlab_retrieval_Chatter struct {
 
 func (W _github_com_memlab_memlab_retrieval_Chatter) Chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
 	return W.WChat(ctx, req)
+}
+
+// _github_com_memlab_memlab_retrieval_Concurrent is an interface wrapper for Concurrent type
+type _github_com_memlab_memlab_retrieval_Concurrent struct {
+	IValue      interface{}
+	WConcurrent func() bool
+}
+
+func (W _github_com_memlab_memlab_retrieval_Concurrent) Concurrent() bool {
+	return W.WConcurrent()
 }
 
 // _github_com_memlab_memlab_retrieval_Memory is an interface wrapper for Memory type

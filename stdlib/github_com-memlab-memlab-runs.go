@@ -24,7 +24,7 @@ func init() {
 		"CostTable":                reflect.ValueOf(runs.CostTable),
 		"DefaultStore":             reflect.ValueOf(runs.DefaultStore),
 		"DefaultStorePath":         reflect.ValueOf(runs.DefaultStorePath),
-		"DefaultWorkers":           reflect.ValueOf(constant.MakeFromLiteral("4", token.INT, 0)),
+		"DefaultWorkers":           reflect.ValueOf(constant.MakeFromLiteral("32", token.INT, 0)),
 		"Diff":                     reflect.ValueOf(runs.Diff),
 		"ErrNoRun":                 reflect.ValueOf(&runs.ErrNoRun).Elem(),
 		"ErrRunBusy":               reflect.ValueOf(&runs.ErrRunBusy).Elem(),
@@ -95,6 +95,7 @@ func init() {
 		"Summary":              reflect.ValueOf((*runs.Summary)(nil)),
 		"Sweep":                reflect.ValueOf((*runs.Sweep)(nil)),
 		"SweepPoint":           reflect.ValueOf((*runs.SweepPoint)(nil)),
+		"Usage":                reflect.ValueOf((*runs.Usage)(nil)),
 		"Versioned":            reflect.ValueOf((*runs.Versioned)(nil)),
 
 		// interface wrapper definitions

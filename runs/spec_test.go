@@ -1,0 +1,50 @@
+package runs
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/judge"
+	"github.com/memlab/memlab/llm"
+)
+
+func TestSpecNamesModelsAndEndpointsNeverKeys(t *testing.T) {
+	const key = "sk-test-SECRET-0123456789"
+	t.Setenv("MEMLAB_CONFIG", "")
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+	t.Setenv("OPENAI_API_KEY", key)
+	t.Setenv("MEMLAB_JUDGE_MODEL", "judge-a")
+	t.Setenv("MEMLAB_BACKBONE_MODEL", "reader-a")
+	conf, err := llm.DefaultConfig()
+	if err != nil || conf == nil {
+		t.Fatalf("config: %v", err)
+	}
+	client, err := llm.New(conf, llm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, flat := sampleFlat(t)
+	reader, err := generate.NewModelReader(client, generate.ReaderConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{System: flat, Reader: reader, K: 5,
+		Judges: []Judge{KnowMeJudge(judge.NewKnowMeJudge(client, nil, judge.Config{}))}}
+	spec := SpecOf(d, cfg)
+	js := spec.JSON()
+	for _, want := range []string{"reader-a@default(http://127.0.0.1:9/v1)", "target=judge-a@default(http://127.0.0.1:9/v1)", "knowme/memlab"} {
+		if !strings.Contains(js, want) {
+			t.Errorf("spec lacks %q:\n%s", want, js)
+		}
+	}
+	if strings.Contains(js, key) || strings.Contains(js, "SECRET") {
+		t.Fatalf("the spec holds the key:\n%s", js)
+	}
+	// Another judge model is another run.
+	other := cfg
+	other.Judges = []Judge{KnowMeJudge(judge.NewKnowMeJudge(client, nil, judge.Config{Model: "judge-b"}))}
+	if SpecOf(d, other).ID() == spec.ID() {
+		t.Error("changing the judge model kept the run id")
+	}
+}
