@@ -61,6 +61,9 @@ type Columns struct {
 	Verdicts map[string][]float64
 	// LatencyMS is each question's wall time in milliseconds.
 	LatencyMS []float64
+	// Calls, Cached, PromptTokens and CompletionTokens are each question's
+	// model calls over all stages (Record.Usage.Total()).
+	Calls, Cached, PromptTokens, CompletionTokens []int
 	// Choice is the multiple-choice option chosen ("" without options),
 	// Answer the free-text answer, Abstained whether the reader abstained.
 	Choice    []string
@@ -81,6 +84,7 @@ func ColumnsOf(recs []Record) *Columns {
 		Judges: map[string][]float64{}, Verdicts: map[string][]float64{},
 		LatencyMS: make([]float64, n), Choice: make([]string, n), Answer: make([]string, n), Abstained: make([]bool, n),
 		Ranked: make([][]string, n),
+		Calls:  make([]int, n), Cached: make([]int, n), PromptTokens: make([]int, n), CompletionTokens: make([]int, n),
 	}
 	retrievalCols := c.retrievalColumns()
 	for _, name := range judgeNames(recs) {
@@ -95,6 +99,8 @@ func ColumnsOf(recs []Record) *Columns {
 		c.K[i], c.Failed[i], c.Failure[i] = r.K, r.Failure != "", r.Failure
 		c.HasGold[i] = r.Retrieval.HasGold
 		c.LatencyMS[i] = float64(r.Latency) / float64(time.Millisecond)
+		u := r.Usage.Total()
+		c.Calls[i], c.Cached[i], c.PromptTokens[i], c.CompletionTokens[i] = u.Calls, u.Cached, u.PromptTokens, u.CompletionTokens
 		c.Choice[i], c.Answer[i], c.Abstained[i] = r.Choice, r.Answer, r.Abstained
 		c.Ranked[i] = r.Ranked
 		scored := r.Failure == ""
@@ -272,7 +278,8 @@ func csvFloat(x float64) string {
 // has_gold, the retrieval metrics (recall_flat, all_all, all_any,
 // any_all, any_any, mrr, ndcg), one column per offline judge metric
 // (Columns.Judges, sorted by name), one per LLM-judged metric
-// (Columns.Verdicts, sorted), latency_ms, choice, correct, answer,
+// (Columns.Verdicts, sorted), latency_ms, calls, cached_calls,
+// prompt_tokens, completion_tokens, choice, correct, answer,
 // abstained and ranked (the trace ids joined by spaces). Undefined scores
 // (NaN, see Columns) are empty cells.
 func WriteCSV(w io.Writer, recs []Record) error {
@@ -284,7 +291,8 @@ func WriteCSV(w io.Writer, recs []Record) error {
 	}
 	header = append(header, judges...)
 	header = append(header, verdicts...)
-	header = append(header, "latency_ms", "choice", "correct", "answer", "abstained", "ranked")
+	header = append(header, "latency_ms", "calls", "cached_calls", "prompt_tokens", "completion_tokens",
+		"choice", "correct", "answer", "abstained", "ranked")
 	cw := csv.NewWriter(w)
 	if err := cw.Write(header); err != nil {
 		return fmt.Errorf("runs: write CSV header: %w", err)
@@ -303,7 +311,8 @@ func WriteCSV(w io.Writer, recs []Record) error {
 		for _, name := range verdicts {
 			row = append(row, csvFloat(c.Verdicts[name][i]))
 		}
-		row = append(row, csvFloat(c.LatencyMS[i]), r.Choice, r.Correct, r.Answer, strconv.FormatBool(r.Abstained),
+		row = append(row, csvFloat(c.LatencyMS[i]), strconv.Itoa(c.Calls[i]), strconv.Itoa(c.Cached[i]),
+			strconv.Itoa(c.PromptTokens[i]), strconv.Itoa(c.CompletionTokens[i]), r.Choice, r.Correct, r.Answer, strconv.FormatBool(r.Abstained),
 			strings.Join(r.Ranked, " "))
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("runs: write CSV row of question %q: %w", r.QuestionID, err)

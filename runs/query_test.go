@@ -220,7 +220,7 @@ func TestWriteCSVParsesBack(t *testing.T) {
 	want := []string{"question_id", "corpus_id", "task", "dimension", "system", "reader", "k", "failure", "has_gold",
 		"recall_flat", "all_all", "all_any", "any_all", "any_any", "mrr", "ndcg",
 		judge.MetricChoiceAccuracy, judge.MetricEvidenceCoverage, judge.MetricRougeL, judge.MetricTokenF1,
-		judge.MetricKnowMeScore, "latency_ms", "choice", "correct", "answer", "abstained", "ranked"}
+		judge.MetricKnowMeScore, "latency_ms", "calls", "cached_calls", "prompt_tokens", "completion_tokens", "choice", "correct", "answer", "abstained", "ranked"}
 	if strings.Join(rows[0], "|") != strings.Join(want, "|") {
 		t.Fatalf("header\n%q\nwant\n%q", rows[0], want)
 	}

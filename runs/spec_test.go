@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -46,5 +47,22 @@ func TestSpecNamesModelsAndEndpointsNeverKeys(t *testing.T) {
 	other.Judges = []Judge{KnowMeJudge(judge.NewKnowMeJudge(client, nil, judge.Config{Model: "judge-b"}))}
 	if SpecOf(d, other).ID() == spec.ID() {
 		t.Error("changing the judge model kept the run id")
+	}
+}
+
+func TestCodeVersionNamesTheRevision(t *testing.T) {
+	v := CodeVersion()
+	if v == "" || v == "unknown" {
+		t.Fatalf("code version %q", v)
+	}
+	// In a git checkout (as in CI and development) the revision is there,
+	// stamped or asked of git.
+	if _, err := exec.LookPath("git"); err == nil {
+		if out, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
+			rev := strings.TrimSpace(string(out))[:12]
+			if !strings.Contains(v, rev) {
+				t.Errorf("code version %q does not name revision %s", v, rev)
+			}
+		}
 	}
 }

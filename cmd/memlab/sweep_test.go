@@ -96,3 +96,31 @@ func TestSweepBadAxes(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepFromACell runs runs.RunSweep with an interpreted callback, an
+// explicit store and runs.Diff inside a notebook.
+func TestSweepFromACell(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "cell.db")
+	code, stdout, stderr := memlab(t, "run", "testdata/sweep_cell.go", "-o", dir, "-no-store", "-p", "store="+store)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"| k | run | system |", "| 5 |", "| 10 |"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	st, err := runs.OpenStore(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	infos, err := st.Runs()
+	if err != nil || len(infos) != 2 {
+		t.Fatalf("%d runs in the cell's store (%v), want 2", len(infos), err)
+	}
+	if !strings.Contains(stdout, "Recall-Flat") || !strings.Contains(stdout, "54") {
+		t.Errorf("the diff table is missing:\n%s", stdout)
+	}
+}
