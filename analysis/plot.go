@@ -3,12 +3,119 @@ package analysis
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
+
+// Figure is a rendered-on-demand chart of a fixed size: the value the plot
+// descriptions of this package (LinePlot, BarPlot, Heatmap, RadarPlot,
+// ScatterPlot) return from their Figure method. PNG gives bytes for
+// display.PNG, SVG gives a vector image for papers, and Save writes either.
+type Figure struct {
+	title string
+	w, h  vg.Length
+	dpi   int
+	draw  func(c draw.Canvas)
+}
+
+// newFigure sizes a figure: width and height in centimetres (zero means
+// 16 x 10) and dpi dots per inch for PNG (zero means 96).
+func newFigure(title string, width, height float64, dpi int, f func(c draw.Canvas)) (Figure, error) {
+	if width < 0 || height < 0 || dpi < 0 {
+		return Figure{}, fmt.Errorf("analysis: plot %q: negative size %g x %g cm or DPI %d", title, width, height, dpi)
+	}
+	if width == 0 || height == 0 {
+		width, height = 16, 10
+	}
+	if dpi == 0 {
+		dpi = vgimg.DefaultDPI
+	}
+	return Figure{title: title, w: vg.Length(width) * vg.Centimeter, h: vg.Length(height) * vg.Centimeter, dpi: dpi, draw: f}, nil
+}
+
+// plotFigure wraps a gonum plot as a figure.
+func plotFigure(p *plot.Plot, width, height float64, dpi int) (Figure, error) {
+	return newFigure(p.Title.Text, width, height, dpi, p.Draw)
+}
+
+// legendRight draws p with leg in a column to the right of the plot, its
+// top level with the top of the data area, so the legend never hides data.
+func legendRight(p *plot.Plot, leg plot.Legend) func(c draw.Canvas) {
+	return func(c draw.Canvas) {
+		lr := leg.Rectangle(c)
+		w := lr.Max.X - lr.Min.X + vg.Points(12)
+		main := draw.Crop(c, 0, -w, 0, 0)
+		p.Draw(main)
+		side := c
+		side.Min.X = main.Max.X + vg.Points(6)
+		side.Max.Y = p.DataCanvas(main).Max.Y
+		leg.Top, leg.Left = true, true
+		leg.Draw(side)
+	}
+}
+
+// PNG renders the figure as PNG bytes. The image is width × dpi / 2.54
+// pixels wide (rounded to the nearest pixel), and likewise high.
+func (f Figure) PNG() ([]byte, error) {
+	if f.draw == nil {
+		return nil, fmt.Errorf("analysis: figure: empty Figure (build one with a plot's Figure method)")
+	}
+	c := vgimg.NewWith(vgimg.UseWH(f.w, f.h), vgimg.UseDPI(f.dpi))
+	f.draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("analysis: plot %q: render png: %w", f.title, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// SVG renders the figure as an SVG document whose root element has the
+// figure's width and height in points (1 cm = 72/2.54 pt).
+func (f Figure) SVG() ([]byte, error) {
+	if f.draw == nil {
+		return nil, fmt.Errorf("analysis: figure: empty Figure (build one with a plot's Figure method)")
+	}
+	c := vgsvg.New(f.w, f.h)
+	f.draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("analysis: plot %q: render svg: %w", f.title, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Save writes the figure to path as PNG or SVG, chosen by the extension
+// (".png" or ".svg", any case). The directory must exist.
+func (f Figure) Save(path string) error {
+	var (
+		b   []byte
+		err error
+	)
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".png":
+		b, err = f.PNG()
+	case ".svg":
+		b, err = f.SVG()
+	default:
+		return fmt.Errorf("analysis: save plot %q to %q: unknown extension (want .png or .svg)", f.title, path)
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("analysis: save plot %q: %w", f.title, err)
+	}
+	return nil
+}
 
 // Series is one named line of points.
 type Series struct {
@@ -16,7 +123,8 @@ type Series struct {
 	X, Y []float64
 }
 
-// LinePlot describes a line chart: one line with point markers per series.
+// LinePlot describes a line chart: one line with point markers per series,
+// e.g. recall against k with one series per system.
 type LinePlot struct {
 	Title, XLabel, YLabel string
 	Series                []Series
@@ -24,12 +132,14 @@ type LinePlot struct {
 	YMin, YMax float64
 	// Width and Height in centimetres; zero means 16 x 10.
 	Width, Height float64
+	// DPI is the PNG resolution in dots per inch; zero means 96.
+	DPI int
 }
 
-// PNG renders the chart as PNG bytes, ready for display.PNG or a file. Points
-// with a NaN coordinate are left out of their line. It returns an error when a
-// series has X and Y of different lengths or no finite point.
-func (lp LinePlot) PNG() ([]byte, error) {
+// Figure builds the chart. Points with a NaN coordinate are left out of
+// their line. It returns an error when a series has X and Y of different
+// lengths or no finite point.
+func (lp LinePlot) Figure() (Figure, error) {
 	p := plot.New()
 	p.Title.Text = lp.Title
 	p.X.Label.Text = lp.XLabel
@@ -44,22 +154,13 @@ func (lp LinePlot) PNG() ([]byte, error) {
 		p.Y.Min, p.Y.Max = lp.YMin, lp.YMax
 	}
 	for i, s := range lp.Series {
-		if len(s.X) != len(s.Y) {
-			return nil, fmt.Errorf("analysis: plot %q: series %q has %d x and %d y values", lp.Title, s.Name, len(s.X), len(s.Y))
-		}
-		var pts plotter.XYs
-		for j := range s.X {
-			if s.X[j] != s.X[j] || s.Y[j] != s.Y[j] { // NaN
-				continue
-			}
-			pts = append(pts, plotter.XY{X: s.X[j], Y: s.Y[j]})
-		}
-		if len(pts) == 0 {
-			return nil, fmt.Errorf("analysis: plot %q: series %q has no finite point", lp.Title, s.Name)
+		pts, err := finitePoints(lp.Title, s)
+		if err != nil {
+			return Figure{}, err
 		}
 		line, points, err := plotter.NewLinePoints(pts)
 		if err != nil {
-			return nil, fmt.Errorf("analysis: plot %q: series %q: %w", lp.Title, s.Name, err)
+			return Figure{}, fmt.Errorf("analysis: plot %q: series %q: %w", lp.Title, s.Name, err)
 		}
 		c := plotutil.Color(i)
 		line.Color = c
@@ -71,17 +172,42 @@ func (lp LinePlot) PNG() ([]byte, error) {
 		p.Add(line, points)
 		p.Legend.Add(s.Name, line, points)
 	}
-	w, h := lp.Width, lp.Height
-	if w == 0 || h == 0 {
-		w, h = 16, 10
-	}
-	wt, err := p.WriterTo(vg.Length(w)*vg.Centimeter, vg.Length(h)*vg.Centimeter, "png")
+	return plotFigure(p, lp.Width, lp.Height, lp.DPI)
+}
+
+// PNG renders the chart as PNG bytes, ready for display.PNG or a file; see
+// Figure for the errors.
+func (lp LinePlot) PNG() ([]byte, error) {
+	f, err := lp.Figure()
 	if err != nil {
-		return nil, fmt.Errorf("analysis: plot %q: %w", lp.Title, err)
+		return nil, err
 	}
-	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("analysis: plot %q: render png: %w", lp.Title, err)
+	return f.PNG()
+}
+
+// SVG renders the chart as an SVG document; see Figure for the errors.
+func (lp LinePlot) SVG() ([]byte, error) {
+	f, err := lp.Figure()
+	if err != nil {
+		return nil, err
 	}
-	return buf.Bytes(), nil
+	return f.SVG()
+}
+
+// finitePoints returns the points of s with no NaN coordinate.
+func finitePoints(title string, s Series) (plotter.XYs, error) {
+	if len(s.X) != len(s.Y) {
+		return nil, fmt.Errorf("analysis: plot %q: series %q has %d x and %d y values", title, s.Name, len(s.X), len(s.Y))
+	}
+	var pts plotter.XYs
+	for j := range s.X {
+		if s.X[j] != s.X[j] || s.Y[j] != s.Y[j] { // NaN
+			continue
+		}
+		pts = append(pts, plotter.XY{X: s.X[j], Y: s.Y[j]})
+	}
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("analysis: plot %q: series %q has no finite point", title, s.Name)
+	}
+	return pts, nil
 }

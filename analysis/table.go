@@ -3,7 +3,6 @@ package analysis
 import (
 	"fmt"
 	"math"
-	"strings"
 )
 
 // Table is a rectangular table of text cells with a header row.
@@ -11,7 +10,7 @@ type Table struct {
 	Header []string
 	Rows   [][]string
 	// Align gives one alignment per column: "l", "r" or "c"; missing entries
-	// mean left. Only markdown output uses it.
+	// mean left. Markdown, HTML and LaTeX output use it; CSV ignores it.
 	Align []string
 }
 
@@ -26,39 +25,9 @@ func (t *Table) AddRow(cells []string) {
 
 // Markdown renders the table as a GitHub-flavoured markdown table. Pipes and
 // newlines inside cells are escaped so the table stays one row per line.
+// Render adds highlighting and deltas, and the other formats.
 func (t Table) Markdown() string {
-	var b strings.Builder
-	esc := strings.NewReplacer("|", `\|`, "\n", " ")
-	row := func(cells []string) {
-		b.WriteString("|")
-		for _, c := range cells {
-			b.WriteString(" ")
-			b.WriteString(esc.Replace(c))
-			b.WriteString(" |")
-		}
-		b.WriteString("\n")
-	}
-	row(t.Header)
-	b.WriteString("|")
-	for i := range t.Header {
-		a := ""
-		if i < len(t.Align) {
-			a = t.Align[i]
-		}
-		switch a {
-		case "r":
-			b.WriteString(" ---: |")
-		case "c":
-			b.WriteString(" :---: |")
-		default:
-			b.WriteString(" --- |")
-		}
-	}
-	b.WriteString("\n")
-	for _, r := range t.Rows {
-		row(r)
-	}
-	return b.String()
+	return t.markdown(t.Rows, nil)
 }
 
 // Fmt formats a score for a table with the given number of decimals; NaN

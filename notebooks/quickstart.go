@@ -122,3 +122,23 @@ if err != nil {
 if err := display.PNG("recall_at_k.png", png); err != nil {
 	panic(err)
 }
+
+// %% [markdown]
+// ## How sure is the gap? Intervals and a paired test at k = 10
+//
+// Each mean with its 95 % bootstrap interval, and the oracle's difference from BM25 over the
+// questions both scored, with its paired test (McNemar's exact test for 0/1 metrics, a paired
+// permutation test otherwise), Holm-adjusted.
+
+// %%
+var at10 []*runs.Result
+for _, r := range results {
+	if r.K == 10 {
+		at10 = append(at10, r)
+	}
+}
+cmp, err := runs.Compare(at10, runs.CompareOptions{Metrics: []string{"Recall-Flat", "All-Any", "MRR"}, Seed: 1})
+if err != nil {
+	panic(err)
+}
+display.Markdown(cmp.Table.Markdown() + "\n" + cmp.Note)

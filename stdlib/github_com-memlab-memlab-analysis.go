@@ -4,23 +4,58 @@ package stdlib
 
 import (
 	"github.com/memlab/memlab/analysis"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
 func init() {
 	Symbols["github.com/memlab/memlab/analysis/analysis"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"Bootstrap":              reflect.ValueOf(analysis.Bootstrap),
+		"BootstrapMean":          reflect.ValueOf(analysis.BootstrapMean),
+		"BootstrapMeanClustered": reflect.ValueOf(analysis.BootstrapMeanClustered),
 		"CohenKappa":             reflect.ValueOf(analysis.CohenKappa),
 		"Confusion":              reflect.ValueOf(analysis.Confusion),
+		"Discordant":             reflect.ValueOf(analysis.Discordant),
+		"ExactSignFlipMax":       reflect.ValueOf(constant.MakeFromLiteral("20", token.INT, 0)),
 		"Fmt":                    reflect.ValueOf(analysis.Fmt),
+		"FmtCI":                  reflect.ValueOf(analysis.FmtCI),
+		"FmtDelta":               reflect.ValueOf(analysis.FmtDelta),
+		"FmtPM":                  reflect.ValueOf(analysis.FmtPM),
+		"FormatCSV":              reflect.ValueOf(constant.MakeFromLiteral("\"csv\"", token.STRING, 0)),
+		"FormatHTML":             reflect.ValueOf(constant.MakeFromLiteral("\"html\"", token.STRING, 0)),
+		"FormatLaTeX":            reflect.ValueOf(constant.MakeFromLiteral("\"latex\"", token.STRING, 0)),
+		"FormatMarkdown":         reflect.ValueOf(constant.MakeFromLiteral("\"markdown\"", token.STRING, 0)),
+		"Holm":                   reflect.ValueOf(analysis.Holm),
+		"KendallTau":             reflect.ValueOf(analysis.KendallTau),
+		"KendallTauExactMax":     reflect.ValueOf(constant.MakeFromLiteral("33", token.INT, 0)),
+		"McNemarExact":           reflect.ValueOf(analysis.McNemarExact),
 		"PairLabels":             reflect.ValueOf(analysis.PairLabels),
+		"PairedBootstrap":        reflect.ValueOf(analysis.PairedBootstrap),
+		"PairedPermutation":      reflect.ValueOf(analysis.PairedPermutation),
 		"Pct":                    reflect.ValueOf(analysis.Pct),
 		"QuadraticWeightedKappa": reflect.ValueOf(analysis.QuadraticWeightedKappa),
 		"ReadLabelsCSV":          reflect.ValueOf(analysis.ReadLabelsCSV),
+		"Spearman":               reflect.ValueOf(analysis.Spearman),
+		"Wilcoxon":               reflect.ValueOf(analysis.Wilcoxon),
+		"WilcoxonExactMax":       reflect.ValueOf(constant.MakeFromLiteral("50", token.INT, 0)),
 
 		// type definitions
-		"LinePlot": reflect.ValueOf((*analysis.LinePlot)(nil)),
-		"Series":   reflect.ValueOf((*analysis.Series)(nil)),
-		"Table":    reflect.ValueOf((*analysis.Table)(nil)),
+		"BarPlot":     reflect.ValueOf((*analysis.BarPlot)(nil)),
+		"BarSeries":   reflect.ValueOf((*analysis.BarSeries)(nil)),
+		"Delta":       reflect.ValueOf((*analysis.Delta)(nil)),
+		"Figure":      reflect.ValueOf((*analysis.Figure)(nil)),
+		"Heatmap":     reflect.ValueOf((*analysis.Heatmap)(nil)),
+		"Highlight":   reflect.ValueOf((*analysis.Highlight)(nil)),
+		"Interval":    reflect.ValueOf((*analysis.Interval)(nil)),
+		"LinePlot":    reflect.ValueOf((*analysis.LinePlot)(nil)),
+		"RadarPlot":   reflect.ValueOf((*analysis.RadarPlot)(nil)),
+		"RadarSeries": reflect.ValueOf((*analysis.RadarSeries)(nil)),
+		"ScatterPlot": reflect.ValueOf((*analysis.ScatterPlot)(nil)),
+		"Series":      reflect.ValueOf((*analysis.Series)(nil)),
+		"Table":       reflect.ValueOf((*analysis.Table)(nil)),
+		"TableStyle":  reflect.ValueOf((*analysis.TableStyle)(nil)),
+		"Test":        reflect.ValueOf((*analysis.Test)(nil)),
 	}
 }

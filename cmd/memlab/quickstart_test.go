@@ -59,6 +59,8 @@ func TestQuickstartOnSample(t *testing.T) {
 		`Token F1 \(proxy\)`, `ROUGE-L \(proxy\)`, `\| all \| flat-bm25 \| extractive \(offline\) \| 10 \| 0\.\d+ \(n=54\)`,
 		// per-task recall at each k
 		`\| trajectory \| flat-bm25 \| 6 \|`,
+		// the comparison with intervals and a paired test
+		`\| oracle k=10 \| 10 \| 54 \| 1\.000 \[1\.000, 1\.000\] \| \+0\.342, p < 0\.001 \(n=54\) \|`, `Holm-adjusted`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("quickstart output lacks %s", re)

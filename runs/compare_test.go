@@ -1,0 +1,87 @@
+package runs
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/memlab/memlab/analysis"
+	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/retrieval"
+)
+
+func TestCompareTwoRuns(t *testing.T) {
+	d, flat := sampleFlat(t)
+	ctx := context.Background()
+	a, err := Run(ctx, d, Config{System: flat, Reader: generate.NewExtractive(), K: 5}, Options{NoStore: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Run(ctx, d, Config{System: retrieval.NewOracle(d), Reader: generate.NewExtractive(), K: 5}, Options{NoStore: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmp, err := Compare([]*Result{a, b}, CompareOptions{Metrics: []string{"Recall-Flat", "All-Any"}, Resamples: 2000, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cmp.Table.Rows) != 2 || cmp.Table.Rows[0][4] != "(baseline)" {
+		t.Fatalf("table %v", cmp.Table.Rows)
+	}
+	// The All-Any cell of the oracle: McNemar on the discordant questions.
+	var c CompareCell
+	for _, x := range cmp.Cells {
+		if x.Run == b.Label && x.Metric == "All-Any" {
+			c = x
+		}
+	}
+	var onlyA, onlyB, n int
+	var sa, sb float64
+	for i := range a.Records {
+		ra, rb := a.Records[i], b.Records[i]
+		if !ra.Retrieval.HasGold {
+			continue
+		}
+		n++
+		sa += ra.Retrieval.AllAny
+		sb += rb.Retrieval.AllAny
+		if ra.Retrieval.AllAny == 1 && rb.Retrieval.AllAny == 0 {
+			onlyA++
+		}
+		if ra.Retrieval.AllAny == 0 && rb.Retrieval.AllAny == 1 {
+			onlyB++
+		}
+	}
+	if c.Test != "McNemar exact" || c.N != n || c.OnlyBaseline != onlyA || c.OnlyRun != onlyB {
+		t.Fatalf("All-Any cell %+v, want n %d, discordant %d/%d", c, n, onlyA, onlyB)
+	}
+	if math.Abs(c.Delta-(sb-sa)/float64(n)) > 1e-12 || c.P != analysis.McNemarExact(onlyA, onlyB) || c.PHolm < c.P {
+		t.Errorf("All-Any cell %+v", c)
+	}
+	if c.Delta <= 0 || c.PHolm > 0.001 {
+		t.Errorf("the oracle should beat BM25 at k=5 clearly: %+v", c)
+	}
+	for _, x := range cmp.Cells {
+		if x.Run == b.Label && x.Metric == "Recall-Flat" && x.Test != "paired permutation" {
+			t.Errorf("Recall-Flat test %q", x.Test)
+		}
+	}
+	if !strings.Contains(cmp.Table.Rows[1][6], "p < 0.001") && !strings.Contains(cmp.Table.Rows[1][6], "p = 0.00") {
+		t.Errorf("delta cell %q", cmp.Table.Rows[1][6])
+	}
+	if !strings.Contains(cmp.Note, "Holm") || !strings.Contains(cmp.Note, "95%") {
+		t.Errorf("note %q", cmp.Note)
+	}
+	// Seeded: the same call gives the same table.
+	again, _ := Compare([]*Result{a, b}, CompareOptions{Metrics: []string{"Recall-Flat", "All-Any"}, Resamples: 2000, Seed: 3})
+	if again.Table.Markdown() != cmp.Table.Markdown() {
+		t.Error("the same seed gave another table")
+	}
+	if _, err := Compare([]*Result{a, b}, CompareOptions{Metrics: []string{"nope"}}); err == nil {
+		t.Error("unknown metric: no error")
+	}
+	if _, err := Compare([]*Result{a}, CompareOptions{Baseline: 3}); err == nil {
+		t.Error("bad baseline: no error")
+	}
+}
