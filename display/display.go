@@ -6,7 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 
+	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/internal/displayhost"
 )
 
@@ -55,4 +58,93 @@ func PNG(name string, data []byte) error {
 	}
 	emit(Output{PNG: bytes.Clone(data), Text: "<image " + name + ">", Name: name, Path: p})
 	return nil
+}
+
+// HTML shows an HTML fragment (text/html), with text as the plain-text
+// fallback for front ends that cannot show HTML ("" = "<HTML output>").
+func HTML(html, text string) {
+	if text == "" {
+		text = "<HTML output>"
+	}
+	emit(Output{HTML: html, Text: text})
+}
+
+// Table shows t as a table: HTML for front ends that render it, markdown
+// for the run report and text for the rest.
+func Table(t analysis.Table) {
+	md := t.Markdown()
+	emit(Output{Markdown: md, HTML: t.HTML(), Text: md})
+}
+
+// SVG writes data, which must be an SVG document (such as an analysis
+// plot's SVG()), to the file name in OutputDir and shows it. name must be a
+// plain file name ending in ".svg". The file is written even when no host
+// is listening.
+func SVG(name string, data []byte) error {
+	if name == "" || name != filepath.Base(name) || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+		return fmt.Errorf("display: svg %q: want a plain file name without directory", name)
+	}
+	if !strings.EqualFold(filepath.Ext(name), ".svg") {
+		return fmt.Errorf("display: svg %q: file name must end in .svg", name)
+	}
+	head := data
+	if len(head) > 1024 {
+		head = head[:1024]
+	}
+	if !bytes.Contains(head, []byte("<svg")) {
+		return fmt.Errorf("display: svg %q: data is not an SVG document (no <svg element in its first %d bytes)", name, len(head))
+	}
+	d := OutputDir()
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return fmt.Errorf("display: svg %q: %w", name, err)
+	}
+	p := filepath.Join(d, name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		return fmt.Errorf("display: svg %q: %w", name, err)
+	}
+	emit(Output{SVG: bytes.Clone(data), Text: "<image " + name + ">", Name: name, Path: p})
+	return nil
+}
+
+// Live is a display that can be replaced in place: a progress line, a
+// table filled in as a run goes. The first call shows it; each later call
+// replaces what it shows (Jupyter's update_display_data; in `memlab run`
+// the cell keeps the latest content). The zero value is not usable: call
+// NewLive.
+type Live struct {
+	id    string
+	mu    sync.Mutex
+	shown bool
+}
+
+var liveSeq atomic.Int64
+
+// NewLive returns a display not shown yet.
+func NewLive() *Live {
+	return &Live{id: fmt.Sprintf("memlab-%d-%d", os.Getpid(), liveSeq.Add(1))}
+}
+
+// ID returns the display's id.
+func (l *Live) ID() string { return l.id }
+
+func (l *Live) show(o Output) {
+	l.mu.Lock()
+	o.DisplayID, o.Update = l.id, l.shown
+	l.shown = true
+	l.mu.Unlock()
+	emit(o)
+}
+
+// Markdown shows s as the display's content.
+func (l *Live) Markdown(s string) { l.show(Output{Markdown: s, Text: s}) }
+
+// Text shows s as the display's content.
+func (l *Live) Text(s string) { l.show(Output{Text: s}) }
+
+// HTML shows an HTML fragment, with text as its plain-text fallback.
+func (l *Live) HTML(html, text string) {
+	if text == "" {
+		text = "<HTML output>"
+	}
+	l.show(Output{HTML: html, Text: text})
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/internal/displayhost"
 )
 
@@ -112,5 +113,46 @@ func TestConcurrent(t *testing.T) {
 	wg.Wait()
 	if len(*got) != 8 {
 		t.Errorf("got %d outputs, want 8", len(*got))
+	}
+}
+
+func TestHTMLTableSVGAndLive(t *testing.T) {
+	got, dir := capture(t)
+	HTML("<b>x</b>", "")
+	Table(analysis.Table{Header: []string{"a", "b"}, Rows: [][]string{{"1", "2|3"}}})
+	svg := []byte(`<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"></svg>`)
+	if err := SVG("p.svg", svg); err != nil {
+		t.Fatal(err)
+	}
+	if err := SVG("p.svg", []byte("not svg")); err == nil {
+		t.Error("non-SVG data accepted")
+	}
+	if err := SVG("../p.svg", svg); err == nil {
+		t.Error("a path accepted as name")
+	}
+	if err := SVG("p.png", svg); err == nil {
+		t.Error("a .png name accepted for an SVG")
+	}
+	l := NewLive()
+	l.Markdown("1 of 2")
+	l.Text("2 of 2")
+	out := *got
+	if len(out) != 5 {
+		t.Fatalf("%d outputs, want 5: %+v", len(out), out)
+	}
+	if out[0].HTML != "<b>x</b>" || out[0].Text != "<HTML output>" {
+		t.Errorf("HTML output %+v", out[0])
+	}
+	if !strings.Contains(out[1].Markdown, `2\|3`) || !strings.Contains(out[1].HTML, "<table") {
+		t.Errorf("table output %+v", out[1])
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "p.svg")); err != nil || !bytes.Equal(b, svg) || !bytes.Equal(out[2].SVG, svg) {
+		t.Errorf("svg file %q (%v), output %+v", b, err, out[2])
+	}
+	if out[3].DisplayID == "" || out[3].Update || out[4].DisplayID != out[3].DisplayID || !out[4].Update || out[4].Text != "2 of 2" {
+		t.Errorf("live outputs %+v / %+v", out[3], out[4])
+	}
+	if NewLive().ID() == l.ID() {
+		t.Error("two live displays share an id")
 	}
 }

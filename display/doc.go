@@ -1,13 +1,19 @@
 // Package display is the notebook-facing side of rich output: a cell calls
-// Markdown, Text or PNG and the host (the kernel session running the cell)
-// receives an Output it can show inline (Jupyter display_data, the run
-// report).
+// Markdown, Text, HTML, Table, PNG or SVG and the host (the kernel session
+// running the cell) receives an Output it can show inline (Jupyter
+// display_data, the .ipynb and the run report of `memlab run`).
 //
 // # For notebook code
 //
 //	display.Markdown("## Results\n\nmean = 0.42")
 //	display.Text("plain text, shown as is")
-//	err := display.PNG("hist.png", pngBytes) // writes OutputDir()/hist.png and shows it
+//	display.Table(runs.RetrievalTable(sums))        // HTML, markdown and text forms
+//	err := display.PNG("hist.png", pngBytes)         // writes OutputDir()/hist.png and shows it
+//	svg, _ := analysis.LinePlot{...}.SVG()
+//	err = display.SVG("recall.svg", svg)
+//	live := display.NewLive()                        // replaced in place
+//	live.Markdown("step 1 of 3")
+//	live.Markdown("step 2 of 3")
 //
 // # For hosts
 //

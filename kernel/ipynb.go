@@ -188,8 +188,14 @@ func cellOutputs(r *CellResult) []nbOutput {
 			if d.Markdown != "" {
 				data["text/markdown"] = nbLines(d.Markdown)
 			}
+			if d.HTML != "" {
+				data["text/html"] = nbLines(d.HTML)
+			}
 			if d.PNG != nil {
 				data["image/png"] = base64.StdEncoding.EncodeToString(d.PNG)
+			}
+			if d.SVG != nil {
+				data["image/svg+xml"] = nbLines(string(d.SVG))
 			}
 			outs = append(outs, nbOutput{OutputType: "display_data", Data: data})
 		}

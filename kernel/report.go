@@ -63,10 +63,12 @@ func report(res *RunResult) string {
 			case OutDisplay:
 				d := o.Display
 				switch {
-				case d.PNG != nil:
+				case d.PNG != nil || d.SVG != nil:
 					fmt.Fprintf(&b, "![%s](%s)\n\n", d.Name, d.Name)
 				case d.Markdown != "":
 					b.WriteString(strings.TrimRight(d.Markdown, "\n") + "\n\n")
+				case d.HTML != "":
+					b.WriteString(strings.TrimRight(d.HTML, "\n") + "\n\n")
 				default:
 					b.WriteString(fence(d.Text, ""))
 				}

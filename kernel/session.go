@@ -22,6 +22,7 @@ import (
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
 
+	"github.com/memlab/memlab/internal/cellctx"
 	"github.com/memlab/memlab/internal/displayhost"
 )
 
@@ -35,6 +36,12 @@ type Options struct {
 	Dir string
 	// Stdout and Stderr, when set, receive a live copy of the cells' output.
 	Stdout, Stderr io.Writer
+	// OnOutput, when set, receives each piece of a running cell's output as
+	// it is produced: stream writes (not merged) and display outputs, in
+	// order, from the goroutine that produced them. The Jupyter kernel uses
+	// it to publish outputs while the cell runs. Output made after Exec
+	// returned (a goroutine the cell left running) is not delivered.
+	OnOutput func(CellOutput)
 }
 
 // OutputKind is the kind of one piece of cell output.
@@ -182,9 +189,25 @@ func (r *recorder) write(kind OutputKind, text string) {
 	r.outs = append(r.outs, CellOutput{Kind: kind, Text: text})
 }
 
+// display records o. An update of a display shown earlier in this cell
+// replaces it in place (the cell keeps the latest content); an update of a
+// display of another cell is recorded as a new output.
 func (r *recorder) display(o display.Output) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if o.Update && o.DisplayID != "" {
+		for i := range r.outs {
+			if r.outs[i].Kind == OutDisplay && r.outs[i].Display.DisplayID == o.DisplayID {
+				r.outs[i].Display = o
+				for j := range r.disps {
+					if r.disps[j].DisplayID == o.DisplayID {
+						r.disps[j] = o
+					}
+				}
+				return
+			}
+		}
+	}
 	r.disps = append(r.disps, o)
 	r.outs = append(r.outs, CellOutput{Kind: OutDisplay, Display: o})
 }
@@ -197,7 +220,7 @@ func (s *Session) echoDisplay(o display.Output) {
 		return
 	}
 	text := o.Text
-	if o.PNG != nil {
+	if o.PNG != nil || o.SVG != nil {
 		text = "[image: " + o.Path + "]"
 	}
 	if !strings.HasSuffix(text, "\n") {
@@ -254,6 +277,9 @@ func (w *streamWriter) Write(p []byte) (int, error) {
 	}
 	if rec != nil {
 		rec.write(w.kind, string(p))
+		if w.s.opts.OnOutput != nil {
+			w.s.opts.OnOutput(CellOutput{Kind: w.kind, Text: string(p)})
+		}
 	}
 	if w.echo != nil {
 		w.mu.Lock()
@@ -300,12 +326,17 @@ func (s *Session) Exec(ctx context.Context, src string) *CellResult {
 	prevSink := displayhost.SetSink(func(o display.Output) {
 		rec.display(o)
 		s.echoDisplay(o)
+		if s.opts.OnOutput != nil {
+			s.opts.OnOutput(CellOutput{Kind: OutDisplay, Display: o})
+		}
 	})
 	prevDir := displayhost.SetOutputDir(s.opts.Dir)
+	prevCtx := cellctx.Set(ctx)
 	start := time.Now()
 
 	value, err := s.exec(ctx, n, src)
 
+	cellctx.Set(prevCtx)
 	displayhost.SetSink(prevSink)
 	displayhost.SetOutputDir(prevDir)
 	s.setCurrent(nil)
@@ -686,4 +717,67 @@ func formatValue(rv reflect.Value, isCall bool) (out string) {
 		return strconv.Quote(str)
 	}
 	return fmt.Sprintf("%v", v)
+}
+
+// Import is one package imported by a cell.
+type Import struct {
+	// Name is the name given in the import ("" when the package's own name
+	// is used).
+	Name string
+	// Path is the import path.
+	Path string
+}
+
+// Scope is what the cells of a session defined so far, for completion and
+// inspection by a front end.
+type Scope struct {
+	// Imports are the packages imported, in no particular order.
+	Imports []Import
+	// Vars are the global variables and their current values.
+	Vars map[string]reflect.Value
+	// Funcs are the declared funcs, and methods as "T.M".
+	Funcs []string
+	// Types and Consts are the declared type and constant names.
+	Types, Consts []string
+}
+
+// Scope returns what earlier cells defined. It does not wait for a running
+// cell: ok is false (and the Scope empty) while one runs.
+func (s *Session) Scope() (sc Scope, ok bool) {
+	if !s.mu.TryLock() {
+		return Scope{}, false
+	}
+	defer s.mu.Unlock()
+	for k := range s.imports {
+		name, path, _ := strings.Cut(k, " ")
+		if p, err := strconv.Unquote(path); err == nil {
+			path = p
+		}
+		sc.Imports = append(sc.Imports, Import{Name: name, Path: path})
+	}
+	sc.Vars = s.in.Globals()
+	for k := range s.funcs {
+		sc.Funcs = append(sc.Funcs, k)
+	}
+	for k := range s.types {
+		sc.Types = append(sc.Types, k)
+	}
+	for k := range s.consts {
+		sc.Consts = append(sc.Consts, k)
+	}
+	return sc, true
+}
+
+// ErrorParts gives a cell error as Jupyter shows it, exactly as in the
+// .ipynb written by Run: ename ("SyntaxError", "CompileError", "Panic",
+// "Interrupted" or "Error"), evalue (the message without its position) and
+// the traceback (the error with its cell and line, then the panic frames).
+func ErrorParts(err error) (name, evalue string, tb []string) {
+	var ce *CellError
+	if errors.As(err, &ce) {
+		evalue = ce.Msg
+	} else {
+		evalue = err.Error()
+	}
+	return ename(err), evalue, traceback(err)
 }

@@ -20,6 +20,9 @@ var displaySymbols = interp.Exports{
 		"Text":      reflect.ValueOf(display.Text),
 		"PNG":       reflect.ValueOf(display.PNG),
 		"OutputDir": reflect.ValueOf(display.OutputDir),
+		"HTML":      reflect.ValueOf(display.HTML),
+		"NewLive":   reflect.ValueOf(display.NewLive),
+		"Live":      reflect.ValueOf((*display.Live)(nil)),
 	},
 }
 
@@ -296,5 +299,32 @@ func TestUndefinedNameAtTopLevel(t *testing.T) {
 		if ce.Msg != c.want {
 			t.Errorf("%s: message %q, want %q", c.desc, ce.Msg, c.want)
 		}
+	}
+}
+
+// A live display updated in the cell that showed it keeps one output, with
+// the latest content, in place; an update from a later cell is a new output.
+func TestLiveDisplayUpdatesInPlace(t *testing.T) {
+	s := newTestSession(t)
+	r := run(t, s, `import (
+	"fmt"
+
+	"github.com/memlab/memlab/display"
+)
+live := display.NewLive()
+live.Markdown("step 1")
+fmt.Println("between")
+live.Markdown("step 2")
+display.HTML("<i>x</i>", "x")`)
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if len(r.Outputs) != 3 || r.Outputs[0].Kind != OutDisplay || r.Outputs[0].Display.Markdown != "step 2" ||
+		r.Outputs[1].Kind != OutStdout || r.Outputs[2].Display.HTML != "<i>x</i>" {
+		t.Fatalf("outputs %+v", r.Outputs)
+	}
+	r = run(t, s, `live.Markdown("step 3")`)
+	if r.Err != nil || len(r.Outputs) != 1 || r.Outputs[0].Display.Markdown != "step 3" || !r.Outputs[0].Display.Update {
+		t.Fatalf("later cell: %+v %v", r.Outputs, r.Err)
 	}
 }

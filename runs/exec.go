@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/internal/cellctx"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/retrieval"
 )
@@ -114,7 +115,12 @@ func (o Options) progress() Progress {
 // goes on. Run returns an error for a bad configuration, a store that
 // cannot be written (the run stops; completed records stay), or a
 // cancelled ctx; the Result then holds the records completed so far.
+// Inside a notebook cell, interrupting the cell (Jupyter's interrupt,
+// Ctrl-C under `memlab run`) cancels the run too, whatever ctx the cell
+// passed.
 func Run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*Result, error) {
+	ctx, release := cellctx.Bind(ctx)
+	defer release()
 	res, err := run(ctx, d, cfg, opts)
 	if res != nil {
 		notify(res)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/memlab/memlab/display"
 )
 
 // Progress is told about a run's questions as they complete. Step is
@@ -161,4 +163,54 @@ func (l *Lines) Finish() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	fmt.Fprintln(l.w, l.line(0))
+}
+
+// LiveProgress shows a run's progress in a notebook as one display that is
+// replaced in place (display.Live: Jupyter's update_display_data; in
+// `memlab run` the cell keeps the last state), at most every Interval.
+type LiveProgress struct {
+	live *display.Live
+	// Interval is the least time between two updates (0 = 0.5 s).
+	Interval time.Duration
+	counter
+	last time.Time
+}
+
+// NewLiveProgress returns a progress display not shown yet.
+func NewLiveProgress() *LiveProgress {
+	return &LiveProgress{live: display.NewLive(), Interval: 500 * time.Millisecond}
+}
+
+// Start shows the display.
+func (p *LiveProgress) Start(label string, total, done int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.begin(label, total, done)
+	p.last = p.start
+	p.live.Text(p.line(24))
+}
+
+// Step counts rec and updates the display when Interval has passed.
+func (p *LiveProgress) Step(rec Record) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	if rec.Failure != "" {
+		p.failed++
+	}
+	iv := p.Interval
+	if iv <= 0 {
+		iv = 500 * time.Millisecond
+	}
+	if now := p.now(); now.Sub(p.last) >= iv {
+		p.last = now
+		p.live.Text(p.line(24))
+	}
+}
+
+// Finish shows the final state.
+func (p *LiveProgress) Finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.live.Text(p.line(24))
 }

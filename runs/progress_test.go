@@ -2,9 +2,16 @@ package runs
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/internal/cellctx"
+	"github.com/memlab/memlab/internal/displayhost"
 )
 
 // fakeClock advances by step at each call.
@@ -60,5 +67,61 @@ func TestBarRedrawsInPlace(t *testing.T) {
 	}
 	if !strings.Contains(out, "[========================] 4/4 100%") {
 		t.Errorf("final bar missing in %q", out)
+	}
+}
+
+func TestLiveProgressUpdatesOneDisplay(t *testing.T) {
+	var got []displayhost.Output
+	prev := displayhost.SetSink(func(o displayhost.Output) { got = append(got, o) })
+	defer displayhost.SetSink(prev)
+	p := NewLiveProgress()
+	p.now = fakeClock(200 * time.Millisecond)
+	p.Start("bm25 k=10", 10, 0)
+	for range 10 {
+		p.Step(Record{})
+	}
+	p.Finish()
+	if len(got) < 3 || len(got) > 8 {
+		t.Fatalf("%d display outputs", len(got))
+	}
+	for i, o := range got {
+		if o.DisplayID != got[0].DisplayID || o.Update != (i > 0) {
+			t.Fatalf("output %d: id %q update %v", i, o.DisplayID, o.Update)
+		}
+	}
+	if last := got[len(got)-1].Text; !strings.Contains(last, "10/10 100%") {
+		t.Errorf("last state %q", last)
+	}
+}
+
+// slowReader blocks until its context is done.
+type slowReader struct{ started chan struct{} }
+
+func (slowReader) Name() string { return "slow" }
+func (s slowReader) Answer(ctx context.Context, q datasets.Question, p []generate.Passage) (generate.Answer, error) {
+	select {
+	case s.started <- struct{}{}:
+	default:
+	}
+	<-ctx.Done()
+	return generate.Answer{}, ctx.Err()
+}
+
+func TestInterruptingTheCellStopsARun(t *testing.T) {
+	d, flat := sampleFlat(t)
+	cell, interrupt := context.WithCancel(context.Background())
+	prev := cellctx.Set(cell)
+	defer cellctx.Set(prev)
+	r := slowReader{started: make(chan struct{}, 1)}
+	go func() {
+		<-r.started
+		interrupt()
+	}()
+	res, err := Run(context.Background(), d, Config{System: flat, Reader: r, K: 5}, Options{NoStore: true})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want the cell's cancellation", err)
+	}
+	if res == nil || len(res.Records) != 0 {
+		t.Errorf("an interrupted question was recorded: %+v", res)
 	}
 }

@@ -10,12 +10,17 @@ import (
 func init() {
 	Symbols["github.com/memlab/memlab/display/display"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"HTML":      reflect.ValueOf(display.HTML),
 		"Markdown":  reflect.ValueOf(display.Markdown),
+		"NewLive":   reflect.ValueOf(display.NewLive),
 		"OutputDir": reflect.ValueOf(display.OutputDir),
 		"PNG":       reflect.ValueOf(display.PNG),
+		"SVG":       reflect.ValueOf(display.SVG),
+		"Table":     reflect.ValueOf(display.Table),
 		"Text":      reflect.ValueOf(display.Text),
 
 		// type definitions
+		"Live":   reflect.ValueOf((*display.Live)(nil)),
 		"Output": reflect.ValueOf((*display.Output)(nil)),
 	}
 }

@@ -92,6 +92,9 @@ func TestGeneratedUpToDate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("regenerating the symbol tables takes about a minute; skipped under -short")
 	}
+	if os.Getenv("MEMLAB_GENERATE_CHECKED") != "" {
+		t.Skip("MEMLAB_GENERATE_CHECKED is set: the caller (.ci/run) has just checked that go generate leaves stdlib/ unchanged")
+	}
 	src, err := os.ReadFile("stdlib.go")
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,8 @@
 //	memlab runs show [-store PATH] RUN
 //	memlab runs diff [-store PATH] [-max N] RUN_A RUN_B
 //	memlab runs export [-store PATH] [-format csv|jsonl] [-o FILE] RUN
+//	memlab kernel [-store FILE | -no-store] [-quiet] CONNECTION_FILE
+//	memlab install [--user | --prefix P] [--name N]
 //	memlab cache stats|clear [-older-than D] [-path FILE]
 //	memlab fake-openai [-addr HOST:PORT] [server options]
 //	memlab version
@@ -62,6 +64,12 @@
 // cache hits, failures, tokens and estimated cost are printed per role and
 // model.
 //
+// kernel is the Jupyter kernel (JupyterLab, VS Code, nbclient start it
+// through the kernelspec): cells run exactly as under run, with the same
+// run store and cache; runs show their progress in the notebook. install
+// writes that kernelspec (kernel.json with this binary's absolute path) into
+// the user's Jupyter data directory, or under --prefix P/share/jupyter.
+//
 // fake-openai serves the in-repo fake OpenAI-compatible server (scripted
 // answers, latency, faults) for smoke tests: point OPENAI_BASE_URL at it.
 //
@@ -92,6 +100,8 @@ const usage = `usage:
   memlab runs show [-store PATH] RUN
   memlab runs diff [-store PATH] [-max N] RUN_A RUN_B
   memlab runs export [-store PATH] [-format csv|jsonl] [-o FILE] RUN
+  memlab kernel [-store FILE | -no-store] [-quiet] CONNECTION_FILE
+  memlab install [--user | --prefix P] [--name N]
   memlab cache stats|clear [-older-than D] [-path FILE]
   memlab fake-openai [-addr HOST:PORT] [server options, see -h]
   memlab version
@@ -129,6 +139,10 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		if len(rest) > 0 {
 			cmd += " " + rest[0]
 		}
+	case "kernel":
+		err = cmdKernel(rest, stderr)
+	case "install":
+		err = cmdInstall(rest, stdout, stderr)
 	case "fake-openai":
 		err = cmdFakeOpenAI(rest, stderr)
 	case "version":

@@ -6,19 +6,30 @@ package displayhost
 
 import "sync"
 
-// Output is one rich display emitted by notebook code.
+// Output is one rich display emitted by notebook code. A front end shows
+// the richest form it supports.
 type Output struct {
 	// Markdown is the text/markdown content ("" when the output is not markdown).
 	Markdown string
+	// HTML is the text/html content ("" when none).
+	HTML string
 	// PNG is the image/png content (nil when the output is not an image).
 	PNG []byte
+	// SVG is the image/svg+xml content (nil when none).
+	SVG []byte
 	// Text is the text/plain content; it is always set, as the fallback for
 	// frontends that cannot show the richer form.
 	Text string
-	// Name is the file name given to PNG ("" otherwise).
+	// Name is the file name given to PNG or SVG ("" otherwise).
 	Name string
-	// Path is the file PNG wrote (OutputDir joined with Name; "" otherwise).
+	// Path is the file PNG or SVG wrote (OutputDir joined with Name; ""
+	// otherwise).
 	Path string
+	// DisplayID names an updatable display ("" for a plain one); Update is
+	// true when this output replaces the earlier one of that id instead of
+	// being a new output (Jupyter's update_display_data).
+	DisplayID string
+	Update    bool
 }
 
 // Sink receives the outputs of notebook code; it may be called from any

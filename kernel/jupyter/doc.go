@@ -1,0 +1,53 @@
+// Package jupyter is memlab's Jupyter kernel: the Jupyter messaging
+// protocol (5.3) over ZeroMQ (github.com/go-zeromq/zmq4, pure Go) in front
+// of one kernel.Session, the same session `memlab run` uses, so cells are
+// split, run and reported exactly as there.
+//
+// # Wire
+//
+// Five sockets are bound from the connection file: shell, control and
+// stdin (ROUTER), iopub (PUB) and heartbeat (REP, echoed in its own
+// goroutine). Every socket's sends go through a mutex. A message is
+// [identities] "<IDS|MSG>" signature header parent_header metadata
+// content [buffers]; Parse checks every bound and the HMAC (the key
+// string as is; constant-time compare) over the four JSON frames as
+// received. A malformed or badly signed message is logged and dropped
+// without a reply. Parent headers are echoed as the raw header bytes, and
+// empty dicts are always sent as {} (never null).
+//
+// # Dispatch
+//
+// Every request is wrapped in iopub status busy ... idle (kernel_info too:
+// jupyter_client's wait_for_ready depends on it). Execute requests run one
+// at a time on an executor goroutine; other shell requests (kernel_info,
+// is_complete, complete, inspect, history, comm_info) and control requests
+// (shutdown, interrupt) are answered at once, so that they never wait for
+// a running cell. An execute publishes execute_input, then the cell's
+// stdout/stderr in batches (every 50 ms) and its displays as they happen,
+// then execute_result (the trailing expression's value) or error
+// (ename/evalue/traceback naming the cell and line), then the reply and
+// idle. execution_count counts the executions with store_history and not
+// silent (empty code does not count); silent executions publish nothing
+// but busy/idle. After a failed cell with stop_on_error, the execute
+// requests already queued are answered "aborted". interrupt_request (and
+// SIGINT) cancels the running cell's context; shutdown_request is answered
+// on control, then the kernel exits. The stdin channel is bound but unused:
+// cells read an empty standard input.
+//
+// Known gap: the session numbers cells by every Exec, so after silent
+// executions the "cell N" of error messages can run ahead of In [N].
+//
+// # Rich output
+//
+// Package display's outputs become display_data with every form they
+// carry (text/plain always; text/markdown, text/html, image/png,
+// image/svg+xml): display.Markdown, Text, HTML, Table, PNG and SVG. A
+// display.Live is shown with transient.display_id and replaced with
+// update_display_data. `memlab run` writes the same bundles to its .ipynb,
+// so a notebook's outputs are the same in both.
+//
+// # Kernelspec
+//
+// Install writes kernel.json (argv: the absolute memlab binary, "kernel",
+// "{connection_file}"; interrupt_mode "message"; language go) and logos.
+package jupyter
