@@ -35,8 +35,11 @@ type CompareOptions struct {
 type Comparison struct {
 	Table analysis.Table
 	Cells []CompareCell
-	// Note says which intervals and tests were used, for a table caption.
+	// Note says which intervals and tests were used, for a table caption,
+	// followed by the protocol warnings (Lints).
 	Note string
+	// Lints are the protocol warnings of this comparison (see Lint).
+	Lints []string
 }
 
 // CompareCell is one run's figures on one metric.
@@ -199,6 +202,14 @@ func Compare(results []*Result, opts CompareOptions) (*Comparison, error) {
 	}
 	cmp.Note = fmt.Sprintf("Means with %.0f%% percentile-bootstrap intervals (%d resamples%s, seed %d). Δ is the paired difference against %s over the questions both runs scored; p is two-sided (McNemar's exact test for 0/1 metrics, a paired permutation test otherwise), Holm-adjusted over the table's %d comparisons.",
 		100*opts.Level, opts.Resamples, cluster, opts.Seed, base.Label, len(ps))
+	cmp.Lints = Lint(results, LintOptions{Metrics: metrics, Clustered: opts.ClusterByPersona, Intervals: true})
+	if len(cmp.Lints) > 0 {
+		cmp.Note += "\n\nWarnings:\n"
+		for _, l := range cmp.Lints {
+			cmp.Note += "\n- " + l
+		}
+		cmp.Note += "\n"
+	}
 	return cmp, nil
 }
 
