@@ -1,0 +1,270 @@
+package runs
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/memlab/memlab/analysis"
+	"github.com/memlab/memlab/datasets"
+)
+
+// Calibration item kinds: how the candidate answer was made from the
+// question's reference answer.
+const (
+	KindParaphrase      = "paraphrase"       // the reference, reworded: right
+	KindWrongEntity     = "wrong-entity"     // a name replaced by another: wrong
+	KindWrongNumber     = "wrong-number"     // a number, date or time changed: wrong
+	KindVague           = "vague"            // says nothing checkable: wrong
+	KindFalseCommitment = "false-commitment" // commits where the truth is "not known": wrong
+)
+
+// CalibrationItem is one candidate answer with a known label.
+type CalibrationItem struct {
+	Question datasets.Question
+	Answer   string
+	Kind     string
+	// Right is the label: true for a paraphrase of the reference.
+	Right bool
+}
+
+var (
+	numberRE  = regexp.MustCompile(`\d+`)
+	entityRE  = regexp.MustCompile(`\b[A-Z][a-z]{2,}\b`)
+	abstainRE = regexp.MustCompile(`(?i)(does not mention|don't know|do not know|cannot be determined|not enough information|insufficient|not decided|hasn't decided|has not decided|unknown)`)
+)
+
+// CalibrationSet makes a judge calibration set from d's reference answers,
+// offline and reproducibly (seed): for each question with a reference, a
+// right paraphrase, and wrong answers made by perturbing the reference:
+// another name from the references in place of one of its names
+// (wrong-entity), a changed number, date or time (wrong-number), a vague
+// non-answer (vague), and, where the reference says the thing is not known
+// or not decided, or the question is one of the unanswerable or
+// adversarial-abstention tasks, a confident commitment (false-commitment).
+// perTask
+// bounds the questions used per task (0 = all).
+func CalibrationSet(d *datasets.Dataset, seed uint64, perTask int) []CalibrationItem {
+	r := rand.New(rand.NewPCG(seed, 0))
+	var names []string
+	seen := map[string]bool{}
+	for _, q := range d.Questions {
+		for _, e := range entityRE.FindAllString(q.Answer, -1) {
+			if !seen[e] && !stopName[e] {
+				seen[e] = true
+				names = append(names, e)
+			}
+		}
+	}
+	sort.Strings(names)
+	used := map[string]int{}
+	var out []CalibrationItem
+	for _, q := range d.Questions {
+		ref := strings.TrimSpace(q.Answer)
+		if ref == "" {
+			continue
+		}
+		if perTask > 0 && used[q.Task] >= perTask {
+			continue
+		}
+		used[q.Task]++
+		if abstainRE.MatchString(ref) {
+			out = append(out,
+				CalibrationItem{q, "I can't say: nothing I have tells me that, so I don't know.", KindParaphrase, true},
+				CalibrationItem{q, "Yes, definitely. It happened just as you put it, and I remember it clearly.", KindFalseCommitment, false})
+			continue
+		}
+		out = append(out, CalibrationItem{q, "As far as I remember, " + lowerFirst(ref), KindParaphrase, true})
+		if locs := numberRE.FindAllStringIndex(ref, -1); len(locs) > 0 {
+			loc := locs[r.IntN(len(locs))]
+			n, _ := strconv.Atoi(ref[loc[0]:loc[1]])
+			changed := strconv.Itoa(n + 1 + r.IntN(9))
+			out = append(out, CalibrationItem{q, ref[:loc[0]] + changed + ref[loc[1]:], KindWrongNumber, false})
+		}
+		if locs := entityRE.FindAllStringIndex(ref, -1); len(locs) > 0 && len(names) > 1 {
+			var cands [][]int
+			for _, l := range locs {
+				if !stopName[ref[l[0]:l[1]]] {
+					cands = append(cands, l)
+				}
+			}
+			if len(cands) > 0 {
+				loc := cands[r.IntN(len(cands))]
+				old := ref[loc[0]:loc[1]]
+				repl := names[r.IntN(len(names))]
+				for repl == old {
+					repl = names[r.IntN(len(names))]
+				}
+				out = append(out, CalibrationItem{q, ref[:loc[0]] + repl + ref[loc[1]:], KindWrongEntity, false})
+			}
+		}
+		out = append(out, CalibrationItem{q, "It had to do with the people around me at the time, I think; the details have faded.", KindVague, false})
+		if abstentionTask(q.Task) {
+			// The reference denies the premise: asserting it is wrong.
+			out = append(out, CalibrationItem{q, "Yes, I did. It went just as you say, and I remember it clearly.", KindFalseCommitment, false})
+		}
+	}
+	return out
+}
+
+// abstentionTask reports the tasks whose questions have no committed
+// answer in the traces (CloneMem's unanswerable, KnowMe's adversarial
+// abstention).
+func abstentionTask(task string) bool {
+	t := strings.ToLower(task)
+	return t == "unanswerable" || strings.Contains(t, "abstention")
+}
+
+// stopName are capitalised words that are not names.
+var stopName = map[string]bool{"The": true, "This": true, "That": true, "There": true, "They": true, "She": true, "Her": true,
+	"His": true, "And": true, "But": true, "When": true, "After": true, "Before": true, "Start": true, "End": true, "Yes": true}
+
+func lowerFirst(s string) string {
+	if s == "" || strings.HasPrefix(s, "I ") || entityRE.MatchString(strings.SplitN(s, " ", 2)[0]) && !stopName[strings.SplitN(s, " ", 2)[0]] {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// Calibration is how a judge did on a calibration set. A "positive" is a
+// wrong answer: Sensitivity is the share of wrong answers the judge scored
+// below the threshold, Specificity the share of right ones it scored at or
+// above it; Kappa is Cohen's kappa between the labels and its decisions.
+// Failed verdicts are counted, never decided.
+type Calibration struct {
+	Judge, Metric            string
+	Threshold                float64
+	Items, Failed            int
+	Sensitivity, Specificity float64
+	Kappa                    float64
+	// ByKind is the share of each kind's items the judge got right.
+	ByKind map[string]KindScore
+}
+
+// KindScore is a judge's accuracy on one kind of item.
+type KindScore struct {
+	N, Correct, Failed int
+}
+
+// Calibrate asks j about every item and compares its decisions with the
+// labels. A verdict of metric whose score, rescaled to [0, 1] by its
+// Min..Max, is at or above threshold (0 = 0.5) means "right". Up to
+// workers items are judged at once (0 = DefaultWorkers).
+func Calibrate(ctx context.Context, j Judge, items []CalibrationItem, metric string, threshold float64, workers int) (*Calibration, error) {
+	if j == nil || len(items) == 0 {
+		return nil, fmt.Errorf("runs: calibrate: a judge and items are required")
+	}
+	if threshold == 0 {
+		threshold = 0.5
+	}
+	if workers <= 0 {
+		workers = DefaultWorkers
+	}
+	decided := make([]int, len(items)) // 1 right, 0 wrong, -1 failed or no verdict
+	var wg sync.WaitGroup
+	jobs := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				decided[i] = -1
+				for _, v := range j.Judge(ctx, items[i].Question, items[i].Answer, nil) {
+					if v.Metric != metric || !v.Judged() || v.Max <= v.Min {
+						continue
+					}
+					if (v.Score-v.Min)/(v.Max-v.Min) >= threshold {
+						decided[i] = 1
+					} else {
+						decided[i] = 0
+					}
+					break
+				}
+			}
+		}()
+	}
+	for i := range items {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("runs: calibrate %s: %w", j.Name(), err)
+	}
+	c := &Calibration{Judge: j.Name(), Metric: metric, Threshold: threshold, Items: len(items), ByKind: map[string]KindScore{}}
+	var wrongN, wrongCaught, rightN, rightKept int
+	var labels, decisions []int
+	for i, it := range items {
+		ks := c.ByKind[it.Kind]
+		ks.N++
+		if decided[i] < 0 {
+			c.Failed++
+			ks.Failed++
+			c.ByKind[it.Kind] = ks
+			continue
+		}
+		label := 0
+		if it.Right {
+			label = 1
+			rightN++
+			if decided[i] == 1 {
+				rightKept++
+			}
+		} else {
+			wrongN++
+			if decided[i] == 0 {
+				wrongCaught++
+			}
+		}
+		if decided[i] == label {
+			ks.Correct++
+		}
+		c.ByKind[it.Kind] = ks
+		labels, decisions = append(labels, label), append(decisions, decided[i])
+	}
+	c.Sensitivity, c.Specificity, c.Kappa = math.NaN(), math.NaN(), math.NaN()
+	if wrongN > 0 {
+		c.Sensitivity = float64(wrongCaught) / float64(wrongN)
+	}
+	if rightN > 0 {
+		c.Specificity = float64(rightKept) / float64(rightN)
+	}
+	if k, err := analysis.CohenKappa(labels, decisions); err == nil {
+		c.Kappa = k
+	}
+	return c, nil
+}
+
+// CalibrationTable lays calibrations out one row per judge: items, failed,
+// sensitivity, specificity, kappa, then the accuracy on each kind.
+func CalibrationTable(cals []*Calibration) analysis.Table {
+	kinds := []string{KindParaphrase, KindWrongEntity, KindWrongNumber, KindVague, KindFalseCommitment}
+	t := analysis.Table{Header: []string{"judge", "items (failed)", "sensitivity (wrong caught)", "specificity (right kept)", "Cohen's kappa"},
+		Align: []string{"l", "r", "r", "r", "r"}}
+	for _, k := range kinds {
+		t.Header = append(t.Header, k)
+		t.Align = append(t.Align, "r")
+	}
+	for _, c := range cals {
+		row := []string{c.Judge, fmt.Sprintf("%d (%d)", c.Items, c.Failed), analysis.Pct(c.Sensitivity), analysis.Pct(c.Specificity), analysis.Fmt(c.Kappa, 3)}
+		for _, k := range kinds {
+			ks := c.ByKind[k]
+			if ks.N == ks.Failed {
+				row = append(row, "n/a")
+				continue
+			}
+			row = append(row, fmt.Sprintf("%s (n=%d)", analysis.Pct(float64(ks.Correct)/float64(ks.N-ks.Failed)), ks.N-ks.Failed))
+		}
+		t.AddRow(row)
+	}
+	return t
+}
