@@ -16,6 +16,7 @@ func init() {
 	Symbols["github.com/memlab/memlab/runs/runs"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"AnswerTable":              reflect.ValueOf(runs.AnswerTable),
+		"Baselines":                reflect.ValueOf(runs.Baselines),
 		"Breakdown":                reflect.ValueOf(runs.Breakdown),
 		"ByDimension":              reflect.ValueOf(constant.MakeFromLiteral("\"dimension\"", token.STRING, 0)),
 		"ByLevel":                  reflect.ValueOf(constant.MakeFromLiteral("\"level\"", token.STRING, 0)),
@@ -33,6 +34,7 @@ func init() {
 		"ColumnsOf":                reflect.ValueOf(runs.ColumnsOf),
 		"Compare":                  reflect.ValueOf(runs.Compare),
 		"CostTable":                reflect.ValueOf(runs.CostTable),
+		"DefaultRecentTokens":      reflect.ValueOf(constant.MakeFromLiteral("2000", token.INT, 0)),
 		"DefaultStore":             reflect.ValueOf(runs.DefaultStore),
 		"DefaultStorePath":         reflect.ValueOf(runs.DefaultStorePath),
 		"DefaultWorkers":           reflect.ValueOf(constant.MakeFromLiteral("32", token.INT, 0)),
@@ -83,6 +85,7 @@ func init() {
 		"RetrievalTable":           reflect.ValueOf(runs.RetrievalTable),
 		"Run":                      reflect.ValueOf(runs.Run),
 		"RunSweep":                 reflect.ValueOf(runs.RunSweep),
+		"RunWithBaselines":         reflect.ValueOf(runs.RunWithBaselines),
 		"SetDefaultProgress":       reflect.ValueOf(runs.SetDefaultProgress),
 		"SetDefaultStore":          reflect.ValueOf(runs.SetDefaultStore),
 		"SourcePersonID":           reflect.ValueOf(runs.SourcePersonID),
@@ -103,6 +106,7 @@ func init() {
 		"Attempt":              reflect.ValueOf((*runs.Attempt)(nil)),
 		"Axis":                 reflect.ValueOf((*runs.Axis)(nil)),
 		"Bar":                  reflect.ValueOf((*runs.Bar)(nil)),
+		"BaselineOptions":      reflect.ValueOf((*runs.BaselineOptions)(nil)),
 		"Calibration":          reflect.ValueOf((*runs.Calibration)(nil)),
 		"CalibrationItem":      reflect.ValueOf((*runs.CalibrationItem)(nil)),
 		"CloneMemJudgeItem":    reflect.ValueOf((*runs.CloneMemJudgeItem)(nil)),
