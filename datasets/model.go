@@ -117,6 +117,9 @@ type Dataset struct {
 	Corpora     []*Corpus
 	Questions   []Question
 	Report      Report
+	// Errata names the errata applied by ApplyErrata ("" for none): the
+	// file, the hash of its content and the counts; every run records it.
+	Errata string
 }
 
 // Corpus returns the corpus with the given id, or nil.

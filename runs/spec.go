@@ -25,6 +25,8 @@ import (
 type Spec struct {
 	Dataset     string `json:"dataset"`
 	Fingerprint string `json:"fingerprint"`
+	// Errata is the errata applied to the dataset (datasets.ApplyErrata).
+	Errata string `json:"errata,omitempty"`
 	// Questions is the number of questions and QuestionsHash the hash of
 	// their ids, so that a subset of a dataset is its own run.
 	Questions     int    `json:"questions"`
@@ -48,7 +50,7 @@ type Versioned interface {
 
 // SpecOf returns the spec of running cfg over d's questions.
 func SpecOf(d *datasets.Dataset, cfg Config) Spec {
-	s := Spec{Dataset: d.Name, Fingerprint: d.Fingerprint, Questions: len(d.Questions), K: cfg.K}
+	s := Spec{Dataset: d.Name, Fingerprint: d.Fingerprint, Errata: d.Errata, Questions: len(d.Questions), K: cfg.K}
 	h := sha256.New()
 	for _, q := range d.Questions {
 		h.Write([]byte(q.ID))

@@ -66,3 +66,19 @@ func TestCodeVersionNamesTheRevision(t *testing.T) {
 		}
 	}
 }
+
+func TestErrataMakeAnotherRun(t *testing.T) {
+	d, flat := sampleFlat(t)
+	cfg := Config{System: flat, K: 5}
+	fixed := *d
+	fixed.Errata = "errata.csv sha256:0123 (0 excluded, 1 patched)"
+	if SpecOf(d, cfg).ID() == SpecOf(&fixed, cfg).ID() {
+		t.Error("a patched dataset kept the run id")
+	}
+	if !strings.Contains(SpecOf(&fixed, cfg).JSON(), `"errata":"errata.csv sha256:0123`) {
+		t.Error("the spec does not name the errata")
+	}
+	if strings.Contains(SpecOf(d, cfg).JSON(), "errata") {
+		t.Error("a dataset without errata names errata (run ids of older runs would change)")
+	}
+}

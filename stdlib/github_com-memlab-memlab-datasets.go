@@ -13,6 +13,7 @@ func init() {
 	Symbols["github.com/memlab/memlab/datasets/datasets"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"Admit":                 reflect.ValueOf(datasets.Admit),
+		"ApplyErrata":           reflect.ValueOf(datasets.ApplyErrata),
 		"ComputeStats":          reflect.ValueOf(datasets.ComputeStats),
 		"DefectBackwardsTime":   reflect.ValueOf(constant.MakeFromLiteral("\"backwards_time\"", token.STRING, 0)),
 		"DefectBadTime":         reflect.ValueOf(constant.MakeFromLiteral("\"unparseable_time\"", token.STRING, 0)),
@@ -23,6 +24,8 @@ func init() {
 		"DefectNoAnswer":        reflect.ValueOf(constant.MakeFromLiteral("\"no_answer\"", token.STRING, 0)),
 		"DefectUnknownEvidence": reflect.ValueOf(constant.MakeFromLiteral("\"unknown_evidence_id\"", token.STRING, 0)),
 		"DefectUnmatched":       reflect.ValueOf(constant.MakeFromLiteral("\"unmatched\"", token.STRING, 0)),
+		"ErratumExclude":        reflect.ValueOf(constant.MakeFromLiteral("\"exclude\"", token.STRING, 0)),
+		"ErratumPatch":          reflect.ValueOf(constant.MakeFromLiteral("\"patch\"", token.STRING, 0)),
 		"FieldAction":           reflect.ValueOf(constant.MakeFromLiteral("\"action\"", token.STRING, 0)),
 		"FieldBackground":       reflect.ValueOf(constant.MakeFromLiteral("\"background\"", token.STRING, 0)),
 		"FieldDialogue":         reflect.ValueOf(constant.MakeFromLiteral("\"dialogue\"", token.STRING, 0)),
@@ -38,6 +41,7 @@ func init() {
 		"LoadKnowMe":            reflect.ValueOf(datasets.LoadKnowMe),
 		"MediumStream":          reflect.ValueOf(constant.MakeFromLiteral("\"stream\"", token.STRING, 0)),
 		"ParseTime":             reflect.ValueOf(datasets.ParseTime),
+		"ReadErrata":            reflect.ValueOf(datasets.ReadErrata),
 		"Sample":                reflect.ValueOf(datasets.Sample),
 		"SampleFS":              reflect.ValueOf(datasets.SampleFS),
 		"SampleSource":          reflect.ValueOf(constant.MakeFromLiteral("\"embedded:sample\"", token.STRING, 0)),
@@ -51,6 +55,7 @@ func init() {
 		"Count":         reflect.ValueOf((*datasets.Count)(nil)),
 		"Dataset":       reflect.ValueOf((*datasets.Dataset)(nil)),
 		"Defect":        reflect.ValueOf((*datasets.Defect)(nil)),
+		"Erratum":       reflect.ValueOf((*datasets.Erratum)(nil)),
 		"EvidenceGroup": reflect.ValueOf((*datasets.EvidenceGroup)(nil)),
 		"Question":      reflect.ValueOf((*datasets.Question)(nil)),
 		"RankedEvent":   reflect.ValueOf((*datasets.RankedEvent)(nil)),
