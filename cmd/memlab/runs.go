@@ -209,6 +209,7 @@ func runsDiff(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("runs diff", flag.ContinueOnError)
 	storePath := storeFlag(fs)
 	max := fs.Int("max", 20, "changed questions listed, worst regressions first (0 = all)")
+	flipsOf := fs.String("flips", "", "also list the questions whose 0/1 `METRIC` (e.g. \"Choice accuracy\", All-Any) flipped, with both runs' retrieved traces")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -262,6 +263,20 @@ func runsDiff(args []string, stdout io.Writer) error {
 			qt.Rows = qt.Rows[:*max]
 		}
 		fmt.Fprintf(&b, "\n%s\n\n%s", title, qt.Markdown())
+	}
+	if *flipsOf != "" {
+		flips, err := runs.Flips(recs[0], recs[1], *flipsOf)
+		if err != nil {
+			return err
+		}
+		fixed := 0
+		for _, f := range flips {
+			if f.Fixed {
+				fixed++
+			}
+		}
+		fmt.Fprintf(&b, "\n%s flipped on %d questions: %d wrong → right, %d right → wrong (gold traces are not marked here: use runs.FlipsTable with the dataset in a cell)\n\n%s",
+			*flipsOf, len(flips), fixed, len(flips)-fixed, runs.FlipsTable(nil, flips).Markdown())
 	}
 	_, err = io.WriteString(stdout, b.String())
 	return err

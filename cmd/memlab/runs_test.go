@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -196,5 +197,23 @@ func TestRunsErrors(t *testing.T) {
 	code, out, _ := memlab(t, "runs", "list", "-store", empty)
 	if code != 0 || !strings.Contains(out, "no runs in") {
 		t.Errorf("empty store: exit %d, %q", code, out)
+	}
+}
+
+func TestRunsDiffFlips(t *testing.T) {
+	path, a, b := runStore(t)
+	flips, err := runs.Flips(a.Records, b.Records, "All-Any")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := memlab(t, "runs", "diff", "-store", path, "-flips", "All-Any", a.ID, b.ID)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, fmt.Sprintf("All-Any flipped on %d questions", len(flips))) {
+		t.Errorf("output lacks the flip count %d:\n%s", len(flips), out)
+	}
+	if code, _, errOut := memlab(t, "runs", "diff", "-store", path, "-flips", "nope", a.ID, b.ID); code == 0 || !strings.Contains(errOut, "nope") {
+		t.Errorf("unknown metric: exit %d, %s", code, errOut)
 	}
 }
