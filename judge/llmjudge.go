@@ -35,6 +35,16 @@ type Config struct {
 	Retries int
 	// MaxTokens caps the reply (0 = server default).
 	MaxTokens int
+	// Temperature is sent with every judge call (0 = the server's default);
+	// repeated judging (Sample) needs it above 0 to draw different replies.
+	Temperature float64
+	// Sample numbers this judge among repeated judges of the same items
+	// (runs.RepeatedJudge): it is part of each call's cache key, so
+	// repeats are separate calls, and 0 keeps the keys of a single judge.
+	Sample int
+	// Seed is sent when HasSeed is true, for endpoints that honour it.
+	Seed    int
+	HasSeed bool
 	// TextFormat asks for free text instead of a JSON object. The client
 	// then returns any reply, and ParseVerdict parses it leniently (single
 	// quotes, trailing commas); with a JSON object format the client
@@ -78,6 +88,10 @@ type Verdict struct {
 	Failure string
 	// Error is the text of the last error when Failure is not "".
 	Error string
+	// Samples are the scores of the repeated judgments this verdict
+	// aggregates (runs.RepeatedJudge; NaN for a failed one), nil for a
+	// single judgment.
+	Samples []float64
 }
 
 // Judged reports whether the verdict holds a score.
@@ -112,8 +126,8 @@ func call(ctx context.Context, c Chatter, cfg Config, judge, hash string, msgs [
 		format = llm.FormatText
 	}
 	for attempt := 0; attempt <= cfg.retries(); attempt++ {
-		req := llm.ChatRequest{Role: llm.RoleJudge, Model: cfg.Model, Messages: msgs, Temperature: 0,
-			MaxTokens: cfg.MaxTokens, ResponseFormat: format, Sample: attempt}
+		req := llm.ChatRequest{Role: llm.RoleJudge, Model: cfg.Model, Messages: msgs, Temperature: cfg.Temperature,
+			MaxTokens: cfg.MaxTokens, ResponseFormat: format, Sample: cfg.Sample*64 + attempt, Seed: cfg.Seed, HasSeed: cfg.HasSeed}
 		resp, err := c.Chat(ctx, req)
 		for i := range out {
 			out[i].Attempts = attempt + 1
@@ -258,6 +272,16 @@ func nan() float64 { return math.NaN() }
 // version is a judge's Version: where its calls go (llm.Target), the
 // settings that change its verdicts, and the hash of its prompts.
 func version(c Chatter, cfg Config, prompts string) string {
-	return fmt.Sprintf("target=%s,retries=%d,max_tokens=%d,text=%t,prompts=%s",
+	v := fmt.Sprintf("target=%s,retries=%d,max_tokens=%d,text=%t,prompts=%s",
 		llm.Target(c, llm.RoleJudge, cfg.Model), cfg.retries(), cfg.MaxTokens, cfg.TextFormat, HashText(prompts))
+	if cfg.Temperature != 0 {
+		v += fmt.Sprintf(",temperature=%g", cfg.Temperature)
+	}
+	if cfg.Sample != 0 {
+		v += fmt.Sprintf(",sample=%d", cfg.Sample)
+	}
+	if cfg.HasSeed {
+		v += fmt.Sprintf(",seed=%d", cfg.Seed)
+	}
+	return v
 }

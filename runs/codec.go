@@ -132,18 +132,19 @@ type hitJSON struct {
 }
 
 type verdictJSON struct {
-	Judge      string `json:"judge"`
-	Metric     string `json:"metric"`
-	Model      string `json:"model,omitempty"`
-	RubricHash string `json:"rubric_hash,omitempty"`
-	Score      nfloat `json:"score"`
-	Min        nfloat `json:"min"`
-	Max        nfloat `json:"max"`
-	Reasoning  string `json:"reasoning,omitempty"`
-	Raw        string `json:"raw,omitempty"`
-	Attempts   int    `json:"attempts"`
-	Failure    string `json:"failure,omitempty"`
-	Error      string `json:"error,omitempty"`
+	Judge      string   `json:"judge"`
+	Metric     string   `json:"metric"`
+	Model      string   `json:"model,omitempty"`
+	RubricHash string   `json:"rubric_hash,omitempty"`
+	Score      nfloat   `json:"score"`
+	Min        nfloat   `json:"min"`
+	Max        nfloat   `json:"max"`
+	Reasoning  string   `json:"reasoning,omitempty"`
+	Raw        string   `json:"raw,omitempty"`
+	Attempts   int      `json:"attempts"`
+	Failure    string   `json:"failure,omitempty"`
+	Error      string   `json:"error,omitempty"`
+	Samples    []nfloat `json:"samples,omitempty"`
 }
 
 // MarshalRecord returns r as one line of JSON (the run store's and the
@@ -181,7 +182,7 @@ func MarshalRecord(r Record) ([]byte, error) {
 	for _, v := range r.Verdicts {
 		j.Verdicts = append(j.Verdicts, verdictJSON{Judge: v.Judge, Metric: v.Metric, Model: v.Model, RubricHash: v.RubricHash,
 			Score: nfloat(v.Score), Min: nfloat(v.Min), Max: nfloat(v.Max), Reasoning: v.Reasoning, Raw: v.Raw,
-			Attempts: v.Attempts, Failure: v.Failure, Error: v.Error})
+			Attempts: v.Attempts, Failure: v.Failure, Error: v.Error, Samples: nfloats(v.Samples)})
 	}
 	b, err := json.Marshal(j)
 	if err != nil {
@@ -230,7 +231,7 @@ func UnmarshalRecord(data []byte) (Record, error) {
 	for _, v := range j.Verdicts {
 		r.Verdicts = append(r.Verdicts, judge.Verdict{Judge: v.Judge, Metric: v.Metric, Model: v.Model, RubricHash: v.RubricHash,
 			Score: float64(v.Score), Min: float64(v.Min), Max: float64(v.Max), Reasoning: v.Reasoning, Raw: v.Raw,
-			Attempts: v.Attempts, Failure: v.Failure, Error: v.Error})
+			Attempts: v.Attempts, Failure: v.Failure, Error: v.Error, Samples: floats(v.Samples)})
 	}
 	return r, nil
 }

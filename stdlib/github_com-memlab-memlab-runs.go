@@ -15,6 +15,8 @@ import (
 func init() {
 	Symbols["github.com/memlab/memlab/runs/runs"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"AggregateMajority":        reflect.ValueOf(constant.MakeFromLiteral("\"majority\"", token.STRING, 0)),
+		"AggregateMedian":          reflect.ValueOf(constant.MakeFromLiteral("\"median\"", token.STRING, 0)),
 		"AnswerTable":              reflect.ValueOf(runs.AnswerTable),
 		"Baselines":                reflect.ValueOf(runs.Baselines),
 		"Breakdown":                reflect.ValueOf(runs.Breakdown),
@@ -39,6 +41,7 @@ func init() {
 		"DefaultStorePath":         reflect.ValueOf(runs.DefaultStorePath),
 		"DefaultWorkers":           reflect.ValueOf(constant.MakeFromLiteral("32", token.INT, 0)),
 		"Diff":                     reflect.ValueOf(runs.Diff),
+		"DisagreementTable":        reflect.ValueOf(runs.DisagreementTable),
 		"ErrNoRun":                 reflect.ValueOf(&runs.ErrNoRun).Elem(),
 		"ErrRunBusy":               reflect.ValueOf(&runs.ErrRunBusy).Elem(),
 		"Evaluate":                 reflect.ValueOf(runs.Evaluate),
@@ -87,6 +90,7 @@ func init() {
 		"RecallAtKTable":           reflect.ValueOf(runs.RecallAtKTable),
 		"Rejudge":                  reflect.ValueOf(runs.Rejudge),
 		"RenameJudge":              reflect.ValueOf(runs.RenameJudge),
+		"RepeatedJudge":            reflect.ValueOf(runs.RepeatedJudge),
 		"Reproduce":                reflect.ValueOf(runs.Reproduce),
 		"RetrievalTable":           reflect.ValueOf(runs.RetrievalTable),
 		"Run":                      reflect.ValueOf(runs.Run),
