@@ -50,11 +50,15 @@
 //
 // Run executes a notebook in a fresh session, stops at the first error and
 // writes <base>.ipynb (nbformat 4.5) and <base>.md (a report) into the output
-// directory.
+// directory. DescribeVar and VarInfo describe a session variable as plain
+// data, for front ends whose session lives in another process.
 //
 // # Limits (yaegi v0.16.1)
 //
 // No min/max builtins, no range over int or func; cancelling a cell cannot
 // stop a compiled call in progress; a panic in a goroutine started by a cell
-// kills the process. See docs/yaegi.md.
+// kills the process. See docs/yaegi.md. Package kernel/worker runs a Session
+// in a supervised child process to survive that: Run takes it through
+// RunOptions.NewExecutor (an Executor), and `memlab run` and `memlab kernel`
+// use it.
 package kernel

@@ -14,8 +14,9 @@ type CellError struct {
 	Line int
 	// Msg is the message without the coordinate.
 	Msg string
-	// Kind classifies the error: "syntax", "compile", "panic", "interrupted"
-	// or "error".
+	// Kind classifies the error: "syntax", "compile", "panic", "interrupted",
+	// "crash" (the worker process running the session died, see package
+	// kernel/worker) or "error".
 	Kind string
 	// Trace lists the frames of a runtime panic, innermost first, in cell
 	// coordinates ("cell 1, line 4: in f").

@@ -22,6 +22,15 @@ type RunOptions struct {
 	Symbols []interp.Exports
 	// Stdout and Stderr, when set, receive a live copy of the cells' output.
 	Stdout, Stderr io.Writer
+	// NewExecutor, when set, makes what runs the cells instead of an
+	// in-process Session: for example a supervised worker process (package
+	// kernel/worker), so that a cell crashing the interpreter (a panic in a
+	// goroutine it started) ends as that cell's error instead of killing
+	// the run. It receives the Options Run would give NewSession (Symbols,
+	// the absolute output Dir, Stdout and Stderr). An executor that is an
+	// io.Closer is closed after the last cell, before the outputs are
+	// written.
+	NewExecutor func(Options) (Executor, error)
 }
 
 // RunResult is the outcome of Run.
@@ -57,7 +66,13 @@ func Run(ctx context.Context, nb *Notebook, opts RunOptions) (*RunResult, error)
 	if err != nil {
 		return nil, fmt.Errorf("kernel: run %s: %w", nb.Path, err)
 	}
-	s, err := NewSession(Options{Symbols: opts.Symbols, Dir: absOut, Stdout: opts.Stdout, Stderr: opts.Stderr})
+	sopts := Options{Symbols: opts.Symbols, Dir: absOut, Stdout: opts.Stdout, Stderr: opts.Stderr}
+	var s Executor
+	if opts.NewExecutor != nil {
+		s, err = opts.NewExecutor(sopts)
+	} else {
+		s, err = NewSession(sopts)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("kernel: run %s: %w", nb.Path, err)
 	}
@@ -82,6 +97,11 @@ func Run(ctx context.Context, nb *Notebook, opts RunOptions) (*RunResult, error)
 		}
 	}
 	res.Duration = time.Since(res.Started)
+	if c, ok := s.(io.Closer); ok {
+		if err := c.Close(); err != nil && opts.Stderr != nil {
+			fmt.Fprintf(opts.Stderr, "kernel: run %s: %v\n", nb.Path, err)
+		}
+	}
 
 	base := strings.TrimSuffix(filepath.Base(nb.Path), ".go")
 	res.Ipynb = filepath.Join(outDir, base+".ipynb")
@@ -130,6 +150,8 @@ func ename(err error) string {
 		return "Panic"
 	case "interrupted":
 		return "Interrupted"
+	case "crash":
+		return "Crash"
 	}
 	return "Error"
 }

@@ -19,11 +19,14 @@ import (
 // kernelspec that `memlab install` writes. Cells run as under `memlab run`,
 // with the same run store and model call cache; the kernel's log goes to
 // stderr (the Jupyter server's log) and the runs' progress to the notebook,
-// as one display updated in place (-quiet: none).
+// as one display updated in place (-quiet: none). The cells run in a worker
+// process (-isolate=false: in this one): a cell that crashes it fails with
+// a "Crash" error and the next cell runs in a fresh session.
 func cmdKernel(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("kernel", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	sf := addStoreFlags(fs)
+	isolate := addIsolateFlag(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -34,18 +37,24 @@ func cmdKernel(args []string, stderr io.Writer) error {
 	if _, err := jupyter.ReadConnectionFile(pos[0]); err != nil {
 		return err
 	}
-	done, err := sf.setup(stderr)
-	if err != nil {
-		return err
-	}
-	defer done()
-	if !*sf.quiet {
-		runs.SetDefaultProgress(func() runs.Progress { return runs.NewLiveProgress() })
-	}
-	err = jupyter.Run(context.Background(), pos[0], jupyter.Config{
+	cfg := jupyter.Config{
 		Symbols: []interp.Exports{stdlib.Symbols},
 		Log:     stderr,
-	})
+	}
+	if *isolate {
+		// The worker opens the store and reports progress.
+		cfg.NewSession = kernelSession(sf, stderr)
+	} else {
+		done, err := sf.setup(stderr)
+		if err != nil {
+			return err
+		}
+		defer done()
+		if !*sf.quiet {
+			runs.SetDefaultProgress(func() runs.Progress { return runs.NewLiveProgress() })
+		}
+	}
+	err = jupyter.Run(context.Background(), pos[0], cfg)
 	printUsage(stderr)
 	if cerr := llm.CloseDefault(); cerr != nil {
 		fmt.Fprintf(stderr, "memlab kernel: closing the model call cache: %v\n", cerr)

@@ -2,7 +2,7 @@
 //
 // Usage:
 //
-//	memlab run [-o DIR] [-p name=value]... [-store FILE | -no-store] [-quiet] NOTEBOOK.go
+//	memlab run [-o DIR] [-p name=value]... [-store FILE | -no-store] [-quiet] [-isolate=false] NOTEBOOK.go
 //	memlab sweep [-o DIR] -p name=v1,v2... [-store FILE | -no-store] [-quiet] NOTEBOOK.go
 //	memlab datasets validate [-strict] [-max N] PATH
 //	memlab datasets stats PATH
@@ -10,7 +10,9 @@
 //	memlab runs show [-store PATH] RUN
 //	memlab runs diff [-store PATH] [-max N] RUN_A RUN_B
 //	memlab runs export [-store PATH] [-format csv|jsonl] [-o FILE] RUN
-//	memlab kernel [-store FILE | -no-store] [-quiet] CONNECTION_FILE
+//	memlab rejudge [-store FILE] -data PATH -name NAME [-kind knowme|clonemem] [-model M] [-rubric FILE] RUN
+//	memlab reproduce [-o DIR] MANIFEST
+//	memlab kernel [-store FILE | -no-store] [-quiet] [-isolate=false] CONNECTION_FILE
 //	memlab install [--user | --prefix P] [--name N]
 //	memlab cache stats|clear [-older-than D] [-path FILE]
 //	memlab fake-openai [-addr HOST:PORT] [server options]
@@ -27,7 +29,11 @@
 // question's record is written when it completes, and running the notebook
 // again resumes (completed records reused, failed ones retried); -no-store
 // keeps results in memory only. Progress goes to stderr: a bar on a
-// terminal, else a line every 10 s; -quiet turns it off.
+// terminal, else a line every 10 s; -quiet turns it off. The cells run in a
+// worker process (this binary re-executed, see package kernel/worker), so
+// that a cell crashing the interpreter (a panic in a goroutine it started)
+// fails as that cell's error and the outputs are still written;
+// -isolate=false runs them in the memlab process itself.
 //
 // sweep runs a notebook once per point of the grid of its -p axes (each a
 // parameter of the notebook with comma-separated values), writing each
@@ -64,9 +70,21 @@
 // cache hits, failures, tokens and estimated cost are printed per role and
 // model.
 //
+// rejudge scores the stored answers of a run with another judge (the judge
+// role's endpoint, or -model), adding its verdicts under -name beside the
+// old ones, without answering again, and prints how the judges agree
+// (Cohen's and quadratic-weighted kappa).
+//
+// run writes NOTEBOOK.manifest.json beside its outputs when runs were kept
+// in the store: every run's spec, means and records. reproduce reruns the
+// manifest's notebook with its parameters, in memory, and prints
+// "identical" or every difference, cell by cell (exit 1).
+//
 // kernel is the Jupyter kernel (JupyterLab, VS Code, nbclient start it
 // through the kernelspec): cells run exactly as under run, with the same
-// run store and cache; runs show their progress in the notebook. install
+// run store and cache; runs show their progress in the notebook. Cells run
+// in a worker process as under run: a crash fails the cell, and the session
+// restarts empty (-isolate=false: in the kernel process). install
 // writes that kernelspec (kernel.json with this binary's absolute path) into
 // the user's Jupyter data directory, or under --prefix P/share/jupyter.
 //
@@ -82,6 +100,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/memlab/memlab/kernel/worker"
 )
 
 // usageError marks an error in the command line itself (exit status 2).
@@ -92,7 +112,7 @@ func (e usageError) Error() string { return e.msg }
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
 const usage = `usage:
-  memlab run [-o DIR] [-p name=value]... [-store FILE | -no-store] [-quiet] NOTEBOOK.go
+  memlab run [-o DIR] [-p name=value]... [-store FILE | -no-store] [-quiet] [-isolate=false] NOTEBOOK.go
   memlab sweep [-o DIR] -p name=v1,v2... [-store FILE | -no-store] [-quiet] NOTEBOOK.go
   memlab datasets validate [-strict] [-max N] PATH
   memlab datasets stats PATH
@@ -100,7 +120,9 @@ const usage = `usage:
   memlab runs show [-store PATH] RUN
   memlab runs diff [-store PATH] [-max N] RUN_A RUN_B
   memlab runs export [-store PATH] [-format csv|jsonl] [-o FILE] RUN
-  memlab kernel [-store FILE | -no-store] [-quiet] CONNECTION_FILE
+  memlab rejudge [-store FILE] -data PATH -name NAME [-kind knowme|clonemem] [-model M] [-rubric FILE] RUN
+  memlab reproduce [-o DIR] MANIFEST
+  memlab kernel [-store FILE | -no-store] [-quiet] [-isolate=false] CONNECTION_FILE
   memlab install [--user | --prefix P] [--name N]
   memlab cache stats|clear [-older-than D] [-path FILE]
   memlab fake-openai [-addr HOST:PORT] [server options, see -h]
@@ -108,6 +130,9 @@ const usage = `usage:
 `
 
 func main() {
+	if worker.IsWorker() {
+		os.Exit(workerMain(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -139,6 +164,10 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		if len(rest) > 0 {
 			cmd += " " + rest[0]
 		}
+	case "rejudge":
+		err = cmdRejudge(rest, stdout, stderr)
+	case "reproduce":
+		err = cmdReproduce(rest, stdout, stderr)
 	case "kernel":
 		err = cmdKernel(rest, stderr)
 	case "install":

@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/memlab/memlab/kernel"
 	"github.com/memlab/memlab/llm"
@@ -34,6 +36,7 @@ func (p paramFlag) Set(s string) error {
 }
 
 // cmdRun is `memlab run [-o DIR] [-p name=value]... NOTEBOOK`.
+// The cells run in a worker process unless -isolate=false.
 func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -41,6 +44,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	params := paramFlag{}
 	fs.Var(params, "p", "override a variable of the parameters cell: name=value (repeatable)")
 	sf := addStoreFlags(fs)
+	isolate := addIsolateFlag(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -57,19 +61,34 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	done, err := sf.setup(stderr)
-	if err != nil {
-		return err
-	}
-	defer done()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	res, err := kernel.Run(ctx, nb, kernel.RunOptions{
+	ropts := kernel.RunOptions{
 		OutDir:  *outDir,
 		Symbols: []interp.Exports{stdlib.Symbols},
 		Stdout:  stdout,
 		Stderr:  stderr,
-	})
+	}
+	if *isolate {
+		// The worker opens the store, reports progress and prints the
+		// usage report of its model calls.
+		ropts.NewExecutor = runExecutor(sf, stdout, stderr)
+	} else {
+		done, err := sf.setup(stderr)
+		if err != nil {
+			return err
+		}
+		defer done()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	started := time.Now()
+	res, err := kernel.Run(ctx, nb, ropts)
+	if res != nil && res.Ipynb != "" && !*sf.noStore {
+		if p, merr := manifestFromStore(*sf.path, started, pos[0], params, filepath.Dir(res.Ipynb)); merr != nil {
+			fmt.Fprintf(stderr, "memlab run: manifest: %v\n", merr)
+		} else if p != "" {
+			fmt.Fprintf(stderr, "memlab run: wrote %s (memlab reproduce %s reruns and compares)\n", p, p)
+		}
+	}
 	printUsage(stderr)
 	if err := llm.CloseDefault(); err != nil {
 		fmt.Fprintf(stderr, "memlab run: closing the model call cache: %v\n", err)
@@ -82,4 +101,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return err
+}
+
+// addIsolateFlag adds -isolate, which runs the cells in a worker process.
+func addIsolateFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("isolate", true, "run the cells in a worker process, so that a cell crashing the interpreter (a panic in a goroutine) fails alone; false: in this process")
 }

@@ -43,7 +43,10 @@ func (a axesFlag) Set(s string) error {
 // notebook runs once per point of the grid of the -p axes (each point's
 // runs resumable in the run store), each point's outputs go to
 // DIR/name=value,..., and the combined table of every run made goes to
-// stdout, DIR/sweep.md and DIR/sweep.csv.
+// stdout, DIR/sweep.md and DIR/sweep.csv. Unlike run, sweep runs the cells
+// in this process (no worker, no -isolate): it collects the runs the
+// notebooks make with runs.Observe, which only sees this process, so a
+// cell crashing the interpreter ends the sweep.
 func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -248,8 +248,8 @@ func (k *Kernel) Completions(code string, cursor int) (matches []string, start i
 		if qual == "" {
 			return []string{}, start
 		}
-		if v, ok := sc.Vars[qual]; ok {
-			for _, n := range members(v) {
+		if _, ok := sc.Vars[qual]; ok {
+			for _, n := range k.describe(sc, qual, false).Members {
 				add(n)
 			}
 		} else if path, ok := k.resolve(sc, qual); ok {
@@ -295,36 +295,14 @@ func (k *Kernel) Completions(code string, cursor int) (matches []string, start i
 	return matches, start
 }
 
-// members lists the exported fields and methods of a value.
-func members(v reflect.Value) []string {
-	if !v.IsValid() {
-		return nil
+// describe describes a variable of the session: from its value in sc, or
+// by asking a session that keeps its values elsewhere (a worker).
+func (k *Kernel) describe(sc kernel.Scope, name string, withValue bool) kernel.VarInfo {
+	if d, ok := k.sess.(VarDescriber); ok {
+		vi, _ := d.DescribeVar(name, withValue)
+		return vi
 	}
-	var out []string
-	t := v.Type()
-	for t.Kind() == reflect.Interface && v.IsValid() && !v.IsNil() {
-		v = v.Elem()
-		t = v.Type()
-	}
-	pt := t
-	if t.Kind() != reflect.Pointer {
-		pt = reflect.PointerTo(t)
-	}
-	for i := 0; i < pt.NumMethod(); i++ {
-		out = append(out, pt.Method(i).Name)
-	}
-	st := t
-	if st.Kind() == reflect.Pointer {
-		st = st.Elem()
-	}
-	if st.Kind() == reflect.Struct {
-		for i := 0; i < st.NumField(); i++ {
-			if f := st.Field(i); f.IsExported() {
-				out = append(out, f.Name)
-			}
-		}
-	}
-	return out
+	return kernel.DescribeVar(sc.Vars[name], withValue)
 }
 
 func (k *Kernel) handleComplete(s *socket, m *Message) {

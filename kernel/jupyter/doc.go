@@ -1,7 +1,11 @@
 // Package jupyter is memlab's Jupyter kernel: the Jupyter messaging
 // protocol (5.3) over ZeroMQ (github.com/go-zeromq/zmq4, pure Go) in front
 // of one kernel.Session, the same session `memlab run` uses, so cells are
-// split, run and reported exactly as there.
+// split, run and reported exactly as there. Config.NewSession can put that
+// session in a supervised worker process (package kernel/worker, as
+// `memlab kernel` does): a cell that crashes it gets an error reply with
+// ename "Crash" and the next cell runs in a fresh session; completion and
+// inspection then describe variables through VarDescriber.
 //
 // # Wire
 //

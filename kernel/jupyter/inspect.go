@@ -18,6 +18,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/memlab/memlab/kernel"
 )
 
 const modulePath = "github.com/memlab/memlab"
@@ -277,8 +279,8 @@ func (k *Kernel) Inspect(code string, cursor int) (text string, found bool) {
 	}
 	parts := strings.Split(expr, ".")
 	sc, _ := k.sess.Scope()
-	if v, ok := sc.Vars[parts[0]]; ok {
-		return varDoc(parts, v), true
+	if _, ok := sc.Vars[parts[0]]; ok {
+		return varDoc(parts, k.describe(sc, parts[0], true)), true
 	}
 	path, ok := k.resolve(sc, parts[0])
 	if !ok {
@@ -315,41 +317,18 @@ func (k *Kernel) Inspect(code string, cursor int) (text string, found bool) {
 	return fmt.Sprintf("%s.%s: %s", parts[0], parts[1], t), true
 }
 
-// varDoc describes a session variable or one of its members.
-func varDoc(parts []string, v reflect.Value) string {
+// varDoc describes a session variable or one of its methods.
+func varDoc(parts []string, vi kernel.VarInfo) string {
 	name := parts[0]
-	if v.Kind() == reflect.Interface && !v.IsNil() {
-		v = v.Elem()
-	}
-	if len(parts) > 1 && v.IsValid() {
-		pt := v.Type()
-		if pt.Kind() != reflect.Pointer {
-			pt = reflect.PointerTo(pt)
-		}
-		if m, ok := pt.MethodByName(parts[1]); ok {
-			return fmt.Sprintf("%s.%s: %s", name, parts[1], m.Type)
-		}
-	}
-	if !v.IsValid() {
+	if !vi.Valid {
 		return name + ": <invalid>"
 	}
-	val := fmt.Sprintf("%v", safeInterface(v))
-	if utf8.RuneCountInString(val) > 500 {
-		val = string([]rune(val)[:500]) + "…"
-	}
-	return fmt.Sprintf("%s %s\n\n%s", name, v.Type(), val)
-}
-
-func safeInterface(v reflect.Value) (out any) {
-	defer func() {
-		if r := recover(); r != nil {
-			out = fmt.Sprintf("<not printable: %v>", r)
+	if len(parts) > 1 {
+		if t, ok := vi.Methods[parts[1]]; ok {
+			return fmt.Sprintf("%s.%s: %s", name, parts[1], t)
 		}
-	}()
-	if !v.CanInterface() {
-		return "<unexported>"
 	}
-	return v.Interface()
+	return fmt.Sprintf("%s %s\n\n%s", name, vi.Type, vi.Value)
 }
 
 func (k *Kernel) handleInspect(s *socket, m *Message) {

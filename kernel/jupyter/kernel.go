@@ -32,6 +32,31 @@ type Config struct {
 	Log io.Writer
 	// Version is reported as implementation_version ("" = from the build).
 	Version string
+	// NewSession, when set, makes the session cells run in, from the
+	// Options the kernel would give kernel.NewSession (Symbols, Dir and
+	// its OnOutput): for example a supervised worker process (package
+	// kernel/worker), so that a cell crashing the interpreter does not kill
+	// the kernel. nil means an in-process kernel.Session. A session that is
+	// an io.Closer is closed with the kernel.
+	NewSession func(kernel.Options) (Session, error)
+}
+
+// Session is what a Kernel needs of the interpreter session: a
+// *kernel.Session or a *worker.Supervisor. A session whose Scope holds no
+// values (a worker) implements VarDescriber.
+type Session interface {
+	// Exec runs one cell, publishing its outputs through the OnOutput of
+	// the Options it was made with.
+	Exec(ctx context.Context, src string) *kernel.CellResult
+	// Scope returns what earlier cells defined; ok is false while a cell
+	// runs.
+	Scope() (sc kernel.Scope, ok bool)
+}
+
+// VarDescriber describes a variable of a session whose Scope does not hold
+// the variables' values (see kernel.DescribeVar).
+type VarDescriber interface {
+	DescribeVar(name string, withValue bool) (kernel.VarInfo, bool)
 }
 
 // Kernel is a running Jupyter kernel: the sockets of one connection file
@@ -42,7 +67,7 @@ type Kernel struct {
 	signer  *Signer
 	socks   *sockets
 	id      string // the kernel's session id (header.session)
-	sess    *kernel.Session
+	sess    Session
 	log     *log.Logger
 	symbols []interp.Exports
 
@@ -60,6 +85,8 @@ type Kernel struct {
 
 	ixOnce sync.Once
 	ix     *pkgIndex
+
+	sessOnce sync.Once
 
 	done     chan struct{}
 	doneOnce sync.Once
@@ -128,12 +155,18 @@ func Start(ctx context.Context, ci *ConnectionInfo, cfg Config) (*Kernel, error)
 		done:   make(chan struct{}),
 	}
 	k.symbols = append([]interp.Exports{}, cfg.Symbols...)
-	k.sess, err = kernel.NewSession(kernel.Options{Symbols: k.symbols, Dir: cfg.Dir, OnOutput: k.onOutput})
+	sopts := kernel.Options{Symbols: k.symbols, Dir: cfg.Dir, OnOutput: k.onOutput}
+	if cfg.NewSession != nil {
+		k.sess, err = cfg.NewSession(sopts)
+	} else {
+		k.sess, err = kernel.NewSession(sopts)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("jupyter: %w", err)
 	}
 	k.socks, err = listen(ctx, ci)
 	if err != nil {
+		k.closeSession()
 		return nil, err
 	}
 	go k.heartbeat()
@@ -154,6 +187,19 @@ func (k *Kernel) Close() {
 	k.shutdown()
 	time.Sleep(200 * time.Millisecond) // the PUB queue is asynchronous
 	k.socks.close()
+	k.closeSession()
+}
+
+// closeSession closes a session that can be closed (a worker process),
+// once.
+func (k *Kernel) closeSession() {
+	k.sessOnce.Do(func() {
+		if c, ok := k.sess.(io.Closer); ok {
+			if err := c.Close(); err != nil {
+				k.log.Printf("closing the session: %v", err)
+			}
+		}
+	})
 }
 
 func (k *Kernel) shutdown() { k.doneOnce.Do(func() { close(k.done) }) }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-zeromq/zmq4"
 	"github.com/memlab/memlab/kernel"
+	"github.com/memlab/memlab/kernel/worker"
 	"github.com/memlab/memlab/stdlib"
 	"github.com/traefik/yaegi/interp"
 )
@@ -23,7 +24,17 @@ import (
 // TestMain lets the test binary serve as a kernel for the Python client
 // test: with MEMLAB_JUPYTER_TEST_KERNEL=1 it runs Run on the connection file
 // given as its last argument, instead of the tests.
+//
+// With worker.EnvVar=1 it serves as the worker process of a kernel whose
+// session is a worker (TestWorkerSessionSurvivesAGoroutinePanic).
 func TestMain(m *testing.M) {
+	if worker.IsWorker() {
+		if err := worker.Serve(kernel.Options{Symbols: []interp.Exports{stdlib.Symbols}}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv("MEMLAB_JUPYTER_TEST_KERNEL") == "1" {
 		err := Run(context.Background(), os.Args[len(os.Args)-1], Config{Symbols: []interp.Exports{stdlib.Symbols}})
 		if err != nil {
@@ -66,6 +77,12 @@ func (c *client) read(s zmq4.Socket) {
 
 func startKernel(t *testing.T) (*Kernel, *client) {
 	t.Helper()
+	return startKernelWith(t, Config{})
+}
+
+// startKernelWith starts a kernel with cfg (Dir and Log are set here).
+func startKernelWith(t *testing.T, cfg Config) (*Kernel, *client) {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "mlk") // short: ipc paths have a length limit
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +91,8 @@ func startKernel(t *testing.T) (*Kernel, *client) {
 	ci := &ConnectionInfo{Transport: "ipc", IP: filepath.Join(dir, "k"), ShellPort: 1, IOPubPort: 2, StdinPort: 3,
 		ControlPort: 4, HBPort: 5, Key: "test-key", SignatureScheme: "hmac-sha256"}
 	ctx, cancel := context.WithCancel(context.Background())
-	k, err := Start(ctx, ci, Config{Dir: dir, Log: &testLog{t}})
+	cfg.Dir, cfg.Log = dir, &testLog{t}
+	k, err := Start(ctx, ci, cfg)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

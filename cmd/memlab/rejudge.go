@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/memlab/memlab/judge"
+	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/runs"
+)
+
+// cmdRejudge is `memlab rejudge [-store FILE] -data PATH -name NAME
+// [-kind knowme|clonemem] [-model M] [-rubric FILE] RUN`: it scores the
+// stored answers of RUN with another judge (the judge role of the
+// configured endpoint, or -model on it), adding its verdicts beside the
+// old ones without answering again, then prints how the judges agree.
+func cmdRejudge(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("rejudge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	storePath := fs.String("store", "", "run store file (default $MEMLAB_RUNS, else runs.db beside the model call cache)")
+	data := fs.String("data", "", "the run's dataset: a CloneMem or KnowMe-Bench path, or sample (required)")
+	name := fs.String("name", "", "name of the new judge's verdicts, e.g. judge-gpt4o (required; must differ from the run's judges)")
+	kind := fs.String("kind", "", "knowme or clonemem (default: from the dataset's format)")
+	model := fs.String("model", "", "judge model (default: the judge role's)")
+	rubric := fs.String("rubric", "", "KnowMe rubric file (default: memlab's rubrics)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *data == "" || *name == "" {
+		return usagef("rejudge takes -data PATH, -name NAME and one RUN")
+	}
+	d, err := loadDataset([]string{*data})
+	if err != nil {
+		return err
+	}
+	client, err := llm.Default()
+	if err != nil {
+		return err
+	}
+	defer llm.CloseDefault()
+	k := *kind
+	if k == "" {
+		k = d.Format
+	}
+	cfg := judge.Config{Model: *model}
+	var j runs.Judge
+	var metric string
+	switch k {
+	case "knowme":
+		var rs *judge.RubricSet
+		if *rubric != "" {
+			if rs, err = judge.LoadRubricFile(*rubric); err != nil {
+				return err
+			}
+		}
+		j, metric = runs.KnowMeJudge(judge.NewKnowMeJudge(client, rs, cfg)), judge.MetricKnowMeScore
+	case "clonemem":
+		j, metric = runs.CloneMemQAJudge(judge.NewCloneMemJudge(client, cfg)), judge.MetricQAConsistency
+	default:
+		return usagef("rejudge: -kind %q, want knowme or clonemem", k)
+	}
+	path := *storePath
+	if path == "" {
+		if path, err = runs.DefaultStorePath(); err != nil {
+			return err
+		}
+	}
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("no run store at %s", path)
+	}
+	st, err := runs.OpenStore(path)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := runs.Rejudge(ctx, st, pos[0], d, []runs.Judge{runs.RenameJudge(j, *name)}, 0)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "rejudged %s (%s): %d records\n\n%s", res.ID, res.Label, len(res.Records), runs.JudgeAgreementTable(res.Records, metric).Markdown())
+	printUsage(stderr)
+	return nil
+}

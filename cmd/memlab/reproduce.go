@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"time"
+
+	"github.com/memlab/memlab/kernel"
+	"github.com/memlab/memlab/runs"
+	"github.com/memlab/memlab/stdlib"
+	"github.com/traefik/yaegi/interp"
+)
+
+// manifestName is the manifest `memlab run` writes beside a notebook's
+// outputs.
+func manifestName(nbPath string) string {
+	base := filepath.Base(nbPath)
+	return base[:len(base)-len(filepath.Ext(base))] + ".manifest.json"
+}
+
+// fileSHA256 is the hex SHA-256 of a file's content.
+func fileSHA256(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:]), nil
+}
+
+// manifestFromStore opens the run store at path ("" = the default) after
+// a notebook ran and writes the manifest of the runs it touched since
+// start (see writeRunManifest). It writes nothing when the store does not
+// exist.
+func manifestFromStore(path string, start time.Time, nbPath string, params map[string]string, dir string) (string, error) {
+	if path == "" {
+		var err error
+		if path, err = runs.DefaultStorePath(); err != nil {
+			return "", err
+		}
+	}
+	if _, err := os.Stat(path); err != nil {
+		return "", nil
+	}
+	st, err := runs.OpenStore(path)
+	if err != nil {
+		return "", err
+	}
+	defer st.Close()
+	return writeRunManifest(st, start, nbPath, params, dir)
+}
+
+// writeRunManifest writes the manifest of the runs a notebook touched in
+// the store since start (the runs it made or resumed) to dir. It writes
+// nothing without a store or when no run was touched.
+func writeRunManifest(st *runs.Store, since time.Time, nbPath string, params map[string]string, dir string) (string, error) {
+	if st == nil {
+		return "", nil
+	}
+	infos, err := st.Runs()
+	if err != nil {
+		return "", err
+	}
+	var results []*runs.Result
+	for _, ri := range infos {
+		if ri.Updated.Before(since.Truncate(time.Millisecond)) {
+			continue
+		}
+		recs, err := st.Records(ri.ID)
+		if err != nil {
+			return "", err
+		}
+		results = append(results, &runs.Result{ID: ri.ID, Spec: ri.Spec, Label: ri.Label, Dataset: ri.Spec.Dataset,
+			Fingerprint: ri.Spec.Fingerprint, K: ri.Spec.K, Records: recs})
+	}
+	if len(results) == 0 {
+		return "", nil
+	}
+	abs, err := filepath.Abs(nbPath)
+	if err != nil {
+		return "", err
+	}
+	sum, err := fileSHA256(abs)
+	if err != nil {
+		return "", err
+	}
+	m := runs.NewManifest(results, &runs.NotebookRef{Path: abs, SHA256: sum, Params: params})
+	path := filepath.Join(dir, manifestName(nbPath))
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	if err := runs.WriteManifest(f, m); err != nil {
+		f.Close()
+		return "", err
+	}
+	return path, f.Close()
+}
+
+// cmdReproduce is `memlab reproduce [-o DIR] MANIFEST`: it runs the
+// manifest's notebook again with its parameters, in memory (no run store,
+// so every record is computed again; model calls still go through the
+// cache), and compares every run cell by cell with the manifest. It
+// prints "identical" or each difference, and fails when there is one.
+func cmdReproduce(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	outDir := fs.String("o", "", "directory for the rerun's outputs (default: a temporary directory)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("reproduce takes one manifest, got %d arguments", len(pos))
+	}
+	f, err := os.Open(pos[0])
+	if err != nil {
+		return err
+	}
+	m, err := runs.ReadManifest(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	if m.Notebook == nil {
+		return fmt.Errorf("%s: the manifest names no notebook", pos[0])
+	}
+	sum, err := fileSHA256(m.Notebook.Path)
+	if err != nil {
+		return fmt.Errorf("%s: notebook: %w", pos[0], err)
+	}
+	if sum != m.Notebook.SHA256 {
+		fmt.Fprintf(stderr, "memlab reproduce: warning: %s changed since the manifest was written\n", m.Notebook.Path)
+	}
+	if m.CodeVersion != runs.CodeVersion() {
+		fmt.Fprintf(stderr, "memlab reproduce: the manifest was made by %s, this is %s\n", m.CodeVersion, runs.CodeVersion())
+	}
+	nb, err := kernel.Parse(m.Notebook.Path)
+	if err != nil {
+		return err
+	}
+	if len(m.Notebook.Params) > 0 {
+		if err := nb.ApplyParams(m.Notebook.Params); err != nil {
+			return err
+		}
+	}
+	dir := *outDir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "memlab-reproduce"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	}
+	runs.SetDefaultStore(nil)
+	runs.SetDefaultProgress(nil)
+	var got []*runs.Result
+	remove := runs.Observe(func(r *runs.Result) { got = append(got, r) })
+	defer remove()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if _, err := kernel.Run(ctx, nb, kernel.RunOptions{OutDir: dir, Symbols: []interp.Exports{stdlib.Symbols}}); err != nil {
+		return fmt.Errorf("rerunning %s: %w", m.Notebook.Path, err)
+	}
+	diffs := runs.Reproduce(m, got)
+	if len(diffs) == 0 {
+		fmt.Fprintf(stdout, "identical: %d runs, every record and mean the same as in %s\n", len(m.Runs), pos[0])
+		return nil
+	}
+	for _, d := range diffs {
+		fmt.Fprintln(stdout, d.String())
+	}
+	return fmt.Errorf("%d differences from %s", len(diffs), pos[0])
+}

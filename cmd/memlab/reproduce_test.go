@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/judge"
+	"github.com/memlab/memlab/llm/llmtest"
+	"github.com/memlab/memlab/retrieval"
+	"github.com/memlab/memlab/runs"
+)
+
+func TestRunWritesAManifestAndReproduceFindsItIdentical(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "runs.db")
+	code, _, stderr := memlab(t, "run", "testdata/sweep.go", "-o", dir, "-store", store, "-quiet", "-p", "k=10")
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	manifest := filepath.Join(dir, "sweep.manifest.json")
+	if !strings.Contains(stderr, manifest) {
+		t.Fatalf("run did not report the manifest:\n%s", stderr)
+	}
+	code, out, stderr := memlab(t, "reproduce", manifest)
+	if code != 0 || !strings.Contains(out, "identical: 1 runs") {
+		t.Fatalf("reproduce: exit %d\n%s\n%s", code, out, stderr)
+	}
+	// A tampered manifest: the difference is named.
+	b, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tampered := strings.Replace(string(b), `"answer_sha256": "`, `"answer_sha256": "0`, 1)
+	if tampered == string(b) {
+		t.Fatal("nothing to tamper with")
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(tampered), 0o644)
+	code, out, _ = memlab(t, "reproduce", bad)
+	if code != 1 || !strings.Contains(out, "/ answer: want 0") {
+		t.Errorf("tampered manifest: exit %d\n%s", code, out)
+	}
+}
+
+func TestRejudgeCommand(t *testing.T) {
+	srv, err := llmtest.Start(llmtest.Options{Responder: func(call llmtest.ChatCall) (string, error) {
+		return `{"` + judge.FieldQAScore + `": 2, "reasoning": "fine"}`, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL())
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("MEMLAB_CONFIG", "")
+	t.Setenv("MEMLAB_CACHE", filepath.Join(t.TempDir(), "calls.db"))
+	d, err := datasets.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat, _ := retrieval.NewFlat(d, retrieval.BM25Params{})
+	store := filepath.Join(t.TempDir(), "runs.db")
+	st, err := runs.OpenStore(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runs.Run(context.Background(), d, runs.Config{System: flat, Reader: generate.NewExtractive(), K: 5}, runs.Options{Store: st, Quiet: true})
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := memlab(t, "rejudge", "-store", store, "-data", "sample", "-name", "judge-x", res.ID)
+	if code != 0 || !strings.Contains(out, "rejudged "+res.ID) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if got := srv.Stats().ByPath[llmtest.PathChat]; got != len(d.Questions) {
+		t.Errorf("%d judge calls, want one per question (%d)", got, len(d.Questions))
+	}
+	st, _ = runs.OpenStore(store)
+	defer st.Close()
+	recs, _ := st.Records(res.ID)
+	for _, r := range recs {
+		if len(r.Verdicts) != 1 || r.Verdicts[0].Judge != "judge-x" || r.Verdicts[0].Score != 2 {
+			t.Fatalf("%s: verdicts %+v", r.QuestionID, r.Verdicts)
+		}
+	}
+	if code, _, stderr := memlab(t, "rejudge", "-store", store, "-data", "sample", res.ID); code != 2 || !strings.Contains(stderr, "-name") {
+		t.Errorf("missing -name: exit %d %s", code, stderr)
+	}
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/memlab/memlab/kernel"
+	"github.com/memlab/memlab/kernel/jupyter"
+	"github.com/memlab/memlab/kernel/worker"
+	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/runs"
+	"github.com/memlab/memlab/stdlib"
+	"github.com/traefik/yaegi/interp"
+)
+
+// workerMain is the entry point of a worker process (worker.IsWorker):
+// `memlab run` and `memlab kernel` start one to run the interpreter, so
+// that a cell crashing it (a panic in a goroutine the cell started) does
+// not kill them. args are those of workerArgs. The worker opens the run
+// store and sets the progress reporter as the parent would have, serves
+// the cells, then prints the model usage report and closes the caches.
+func workerMain(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sf := addStoreFlags(fs)
+	dir := fs.String("dir", "", "output directory of display.PNG")
+	echo := fs.Bool("echo", false, "echo the cells' output to stdout and stderr")
+	live := fs.Bool("live", false, "show run progress as a live display (Jupyter)")
+	if err := fs.Parse(args); err != nil {
+		worker.Fail(fmt.Errorf("memlab worker: bad arguments %q: %w", args, err))
+		return 2
+	}
+	done, err := sf.setup(stderr)
+	if err != nil {
+		worker.Fail(err)
+		return 1
+	}
+	defer done()
+	if *live && !*sf.quiet {
+		runs.SetDefaultProgress(func() runs.Progress { return runs.NewLiveProgress() })
+	}
+	opts := kernel.Options{Symbols: []interp.Exports{stdlib.Symbols}, Dir: *dir}
+	if *echo {
+		opts.Stdout, opts.Stderr = stdout, stderr
+	}
+	err = worker.Serve(opts)
+	printUsage(stderr)
+	if cerr := llm.CloseDefault(); cerr != nil {
+		fmt.Fprintf(stderr, "memlab: closing the model call cache: %v\n", cerr)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "memlab worker: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// workerArgs are the arguments of a worker for the store flags f, the
+// output directory dir and the echo and live-progress modes.
+func workerArgs(f storeFlags, dir string, echo, live bool) []string {
+	args := []string{"-dir", dir}
+	if *f.path != "" {
+		args = append(args, "-store", *f.path)
+	}
+	if *f.noStore {
+		args = append(args, "-no-store")
+	}
+	if *f.quiet {
+		args = append(args, "-quiet")
+	}
+	if echo {
+		args = append(args, "-echo")
+	}
+	if live {
+		args = append(args, "-live")
+	}
+	return args
+}
+
+// runExecutor returns the kernel.RunOptions.NewExecutor of `memlab run`:
+// a worker process whose own stdout and stderr are the command's.
+func runExecutor(f storeFlags, stdout, stderr io.Writer) func(kernel.Options) (kernel.Executor, error) {
+	return func(o kernel.Options) (kernel.Executor, error) {
+		return worker.Start(worker.Config{
+			Args:   workerArgs(f, o.Dir, o.Stdout != nil || o.Stderr != nil, false),
+			Stdout: stdout,
+			Stderr: stderr,
+		})
+	}
+}
+
+// kernelSession returns the jupyter.Config.NewSession of `memlab kernel`:
+// a worker process streaming its outputs to the kernel, whose stdout and
+// stderr go to the kernel's (the Jupyter server's log).
+func kernelSession(f storeFlags, stderr io.Writer) func(kernel.Options) (jupyter.Session, error) {
+	return func(o kernel.Options) (jupyter.Session, error) {
+		return worker.Start(worker.Config{
+			Args:     workerArgs(f, o.Dir, false, true),
+			Stderr:   stderr,
+			OnOutput: o.OnOutput,
+		})
+	}
+}
