@@ -161,19 +161,30 @@ func (r *ModelReader) PromptFor(q datasets.Question) Prompt {
 	return p
 }
 
-// Answer answers q from the passages, in rank order, with one model call.
-func (r *ModelReader) Answer(ctx context.Context, q datasets.Question, passages []Passage) (Answer, error) {
+// Request returns the chat request Answer sends for q and the passages
+// (a dry run estimates a run's cost from it, without calling).
+func (r *ModelReader) Request(q datasets.Question, passages []Passage) (llm.ChatRequest, error) {
 	p := r.PromptFor(q)
 	system, user, err := p.Render(r.cfg.PersonName, q, passages)
 	if err != nil {
-		return Answer{}, fmt.Errorf("generate: model reader: question %q: %w", q.ID, err)
+		return llm.ChatRequest{}, fmt.Errorf("generate: model reader: question %q: %w", q.ID, err)
 	}
-	mc := len(q.Choices) > 0
 	req := llm.ChatRequest{Role: r.cfg.Role, Model: r.cfg.Model, Seed: r.cfg.Seed, HasSeed: r.cfg.HasSeed,
 		Messages:    []llm.Message{{Role: "system", Content: system}, {Role: "user", Content: user}},
 		Temperature: r.cfg.FreeTemperature, MaxTokens: r.cfg.FreeMaxTokens}
-	if mc {
+	if len(q.Choices) > 0 {
 		req.Temperature, req.MaxTokens = r.cfg.ChoiceTemperature, r.cfg.ChoiceMaxTokens
+	}
+	return req, nil
+}
+
+// Answer answers q from the passages, in rank order, with one model call.
+func (r *ModelReader) Answer(ctx context.Context, q datasets.Question, passages []Passage) (Answer, error) {
+	p := r.PromptFor(q)
+	mc := len(q.Choices) > 0
+	req, err := r.Request(q, passages)
+	if err != nil {
+		return Answer{}, err
 	}
 	resp, err := r.c.Chat(ctx, req)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/display"
 	"github.com/memlab/memlab/internal/cellctx"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/retrieval"
@@ -141,6 +142,16 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 			return nil, fmt.Errorf("runs: run over %s: question id %q appears twice (questions %d and %d)", d.Name, q.ID, j, i)
 		}
 		seen[q.ID] = i
+	}
+	if dryRun() {
+		est, err := EstimateRun(ctx, d, cfg)
+		if err != nil {
+			return nil, err
+		}
+		display.Markdown("Dry run (MEMLAB_DRY_RUN=1): no question is asked; estimated cost\n\n" + EstimateTable([]*Estimate{est}).Markdown())
+		spec := SpecOf(d, cfg)
+		return &Result{ID: spec.ID(), Spec: spec, Label: est.Label, Dataset: d.Name, Fingerprint: d.Fingerprint,
+			System: cfg.System.Name(), Reader: cfg.Reader.Name(), K: cfg.K, Estimate: est}, nil
 	}
 	started := time.Now()
 	spec := SpecOf(d, cfg)

@@ -51,6 +51,8 @@ type Result struct {
 	// Resumed is the number of records taken from the run store instead of
 	// being computed again.
 	Resumed int
+	// Estimate is set, and Records empty, in a dry run (MEMLAB_DRY_RUN=1).
+	Estimate *Estimate
 }
 
 // Evaluate runs cfg over every question of d without a run store (unless

@@ -29,6 +29,7 @@ func init() {
 		"ErrRateLimit":     reflect.ValueOf(constant.MakeFromLiteral("\"rate_limit\"", token.STRING, 0)),
 		"ErrServer":        reflect.ValueOf(constant.MakeFromLiteral("\"server\"", token.STRING, 0)),
 		"ErrTimeout":       reflect.ValueOf(constant.MakeFromLiteral("\"timeout\"", token.STRING, 0)),
+		"EstimateTokens":   reflect.ValueOf(llm.EstimateTokens),
 		"ExtractFacts":     reflect.ValueOf(constant.MakeFromLiteral("\"facts\"", token.STRING, 0)),
 		"ExtractKeywords":  reflect.ValueOf(constant.MakeFromLiteral("\"keywords\"", token.STRING, 0)),
 		"ExtractSummary":   reflect.ValueOf(constant.MakeFromLiteral("\"summary\"", token.STRING, 0)),

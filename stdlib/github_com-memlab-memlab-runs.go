@@ -5,7 +5,9 @@ package stdlib
 import (
 	"context"
 	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/judge"
+	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/runs"
 	"go/constant"
 	"go/token"
@@ -44,6 +46,8 @@ func init() {
 		"DisagreementTable":        reflect.ValueOf(runs.DisagreementTable),
 		"ErrNoRun":                 reflect.ValueOf(&runs.ErrNoRun).Elem(),
 		"ErrRunBusy":               reflect.ValueOf(&runs.ErrRunBusy).Elem(),
+		"EstimateRun":              reflect.ValueOf(runs.EstimateRun),
+		"EstimateTable":            reflect.ValueOf(runs.EstimateTable),
 		"Evaluate":                 reflect.ValueOf(runs.Evaluate),
 		"Flips":                    reflect.ValueOf(runs.Flips),
 		"FlipsTable":               reflect.ValueOf(runs.FlipsTable),
@@ -127,6 +131,7 @@ func init() {
 		"CompareOptions":       reflect.ValueOf((*runs.CompareOptions)(nil)),
 		"Comparison":           reflect.ValueOf((*runs.Comparison)(nil)),
 		"Config":               reflect.ValueOf((*runs.Config)(nil)),
+		"Estimate":             reflect.ValueOf((*runs.Estimate)(nil)),
 		"Flip":                 reflect.ValueOf((*runs.Flip)(nil)),
 		"Judge":                reflect.ValueOf((*runs.Judge)(nil)),
 		"KindScore":            reflect.ValueOf((*runs.KindScore)(nil)),
@@ -148,10 +153,12 @@ func init() {
 		"Progress":             reflect.ValueOf((*runs.Progress)(nil)),
 		"QuestionDiff":         reflect.ValueOf((*runs.QuestionDiff)(nil)),
 		"Record":               reflect.ValueOf((*runs.Record)(nil)),
+		"RequestPlanner":       reflect.ValueOf((*runs.RequestPlanner)(nil)),
 		"Result":               reflect.ValueOf((*runs.Result)(nil)),
 		"RunDiff":              reflect.ValueOf((*runs.RunDiff)(nil)),
 		"RunInfo":              reflect.ValueOf((*runs.RunInfo)(nil)),
 		"Spec":                 reflect.ValueOf((*runs.Spec)(nil)),
+		"StageEstimate":        reflect.ValueOf((*runs.StageEstimate)(nil)),
 		"Store":                reflect.ValueOf((*runs.Store)(nil)),
 		"Summary":              reflect.ValueOf((*runs.Summary)(nil)),
 		"Sweep":                reflect.ValueOf((*runs.Sweep)(nil)),
@@ -160,9 +167,10 @@ func init() {
 		"Versioned":            reflect.ValueOf((*runs.Versioned)(nil)),
 
 		// interface wrapper definitions
-		"_Judge":     reflect.ValueOf((*_github_com_memlab_memlab_runs_Judge)(nil)),
-		"_Progress":  reflect.ValueOf((*_github_com_memlab_memlab_runs_Progress)(nil)),
-		"_Versioned": reflect.ValueOf((*_github_com_memlab_memlab_runs_Versioned)(nil)),
+		"_Judge":          reflect.ValueOf((*_github_com_memlab_memlab_runs_Judge)(nil)),
+		"_Progress":       reflect.ValueOf((*_github_com_memlab_memlab_runs_Progress)(nil)),
+		"_RequestPlanner": reflect.ValueOf((*_github_com_memlab_memlab_runs_RequestPlanner)(nil)),
+		"_Versioned":      reflect.ValueOf((*_github_com_memlab_memlab_runs_Versioned)(nil)),
 	}
 }
 
@@ -196,6 +204,16 @@ func (W _github_com_memlab_memlab_runs_Progress) Start(label string, total int, 
 }
 func (W _github_com_memlab_memlab_runs_Progress) Step(rec runs.Record) {
 	W.WStep(rec)
+}
+
+// _github_com_memlab_memlab_runs_RequestPlanner is an interface wrapper for RequestPlanner type
+type _github_com_memlab_memlab_runs_RequestPlanner struct {
+	IValue   interface{}
+	WRequest func(q datasets.Question, passages []generate.Passage) (llm.ChatRequest, error)
+}
+
+func (W _github_com_memlab_memlab_runs_RequestPlanner) Request(q datasets.Question, passages []generate.Passage) (llm.ChatRequest, error) {
+	return W.WRequest(q, passages)
 }
 
 // _github_com_memlab_memlab_runs_Versioned is an interface wrapper for Versioned type

@@ -2,7 +2,7 @@
 //
 // Usage:
 //
-//	memlab run [-o DIR] [-p name=value]... [-store FILE | -no-store] [-quiet] [-isolate=false] NOTEBOOK.go
+//	memlab run [-o DIR] [-p name=value]... [-store FILE | -no-store] [-quiet] [-isolate=false] [-dry-run] NOTEBOOK.go
 //	memlab sweep [-o DIR] -p name=v1,v2... [-store FILE | -no-store] [-quiet] NOTEBOOK.go
 //	memlab datasets validate [-strict] [-max N] PATH
 //	memlab datasets stats PATH
@@ -112,7 +112,7 @@ func (e usageError) Error() string { return e.msg }
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
 const usage = `usage:
-  memlab run [-o DIR] [-p name=value]... [-store FILE | -no-store] [-quiet] [-isolate=false] NOTEBOOK.go
+  memlab run [-o DIR] [-p name=value]... [-store FILE | -no-store] [-quiet] [-isolate=false] [-dry-run] NOTEBOOK.go
   memlab sweep [-o DIR] -p name=v1,v2... [-store FILE | -no-store] [-quiet] NOTEBOOK.go
   memlab datasets validate [-strict] [-max N] PATH
   memlab datasets stats PATH

@@ -14,6 +14,7 @@ import (
 
 	"github.com/memlab/memlab/kernel"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/runs"
 	"github.com/memlab/memlab/stdlib"
 	"github.com/traefik/yaegi/interp"
 )
@@ -45,6 +46,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.Var(params, "p", "override a variable of the parameters cell: name=value (repeatable)")
 	sf := addStoreFlags(fs)
 	isolate := addIsolateFlag(fs)
+	dry := fs.Bool("dry-run", false, "ask nothing: each run prints the calls and tokens it would spend per stage (retrieve, read, judge)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -60,6 +62,20 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		if err := nb.ApplyParams(params); err != nil {
 			return err
 		}
+	}
+	var estimates []*runs.Estimate
+	if *dry {
+		// runs.Run reads it; the notebook runs in this process so that
+		// the estimates can be collected.
+		os.Setenv("MEMLAB_DRY_RUN", "1")
+		defer os.Unsetenv("MEMLAB_DRY_RUN")
+		*sf.noStore, *isolate = true, false
+		remove := runs.Observe(func(r *runs.Result) {
+			if r.Estimate != nil {
+				estimates = append(estimates, r.Estimate)
+			}
+		})
+		defer remove()
 	}
 	ropts := kernel.RunOptions{
 		OutDir:  *outDir,
@@ -96,9 +112,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if res != nil && res.Ipynb != "" {
 		fmt.Fprintf(stderr, "memlab run: wrote %s and %s (%.1fs)\n", res.Ipynb, res.Report, res.Duration.Seconds())
 	}
-	var ce *kernel.CellError
-	if errors.As(err, &ce) {
-		return err
+	if *dry {
+		fmt.Fprintf(stdout, "\ndry run of %s: %d runs, nothing asked\n\n%s", pos[0], len(estimates), runs.EstimateTable(estimates).Markdown())
+		var ce *kernel.CellError
+		if errors.As(err, &ce) && len(estimates) > 0 {
+			// Later cells see runs without records; their errors are
+			// expected in a dry run.
+			fmt.Fprintf(stderr, "memlab run: dry run: %v (expected: the runs have no records)\n", err)
+			return nil
+		}
 	}
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/memlab/memlab/internal/tokencount"
 	"hash/fnv"
 	"net/http"
 	"strings"
@@ -374,10 +375,11 @@ func Clip(content string, stop []string, maxTokens int) (text, finish string) {
 	return text, "stop"
 }
 
-// CountTokens is the server's token estimate: the number of
-// whitespace-separated words.
+// CountTokens is the server's token count, the same as
+// llm.EstimateTokens: whitespace-separated words, plus one per CJK
+// character beyond the first of a word.
 func CountTokens(text string) int {
-	return len(strings.Fields(text))
+	return tokencount.Estimate(text)
 }
 
 // DefaultReply is the deterministic answer used when no scripted reply,
