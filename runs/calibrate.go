@@ -2,9 +2,13 @@ package runs
 
 import (
 	"context"
+	"encoding/csv"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -23,6 +27,7 @@ const (
 	KindWrongNumber     = "wrong-number"     // a number, date or time changed: wrong
 	KindVague           = "vague"            // says nothing checkable: wrong
 	KindFalseCommitment = "false-commitment" // commits where the truth is "not known": wrong
+	KindHuman           = "human"            // labelled by a person (ReadCalibrationCSV)
 )
 
 // CalibrationItem is one candidate answer with a known label.
@@ -247,7 +252,7 @@ func Calibrate(ctx context.Context, j Judge, items []CalibrationItem, metric str
 // CalibrationTable lays calibrations out one row per judge: items, failed,
 // sensitivity, specificity, kappa, then the accuracy on each kind.
 func CalibrationTable(cals []*Calibration) analysis.Table {
-	kinds := []string{KindParaphrase, KindWrongEntity, KindWrongNumber, KindVague, KindFalseCommitment}
+	kinds := []string{KindParaphrase, KindWrongEntity, KindWrongNumber, KindVague, KindFalseCommitment, KindHuman}
 	t := analysis.Table{Header: []string{"judge", "items (failed)", "sensitivity (wrong caught)", "specificity (right kept)", "Cohen's kappa"},
 		Align: []string{"l", "r", "r", "r", "r"}}
 	for _, k := range kinds {
@@ -267,4 +272,65 @@ func CalibrationTable(cals []*Calibration) analysis.Table {
 		t.AddRow(row)
 	}
 	return t
+}
+
+// ReadCalibrationCSV reads human-labelled answers for calibration: a CSV
+// with the header corpus_id,question_id,answer,label where label is
+// "right" or "wrong" (corpus_id may be empty when question ids are
+// unique). Each row becomes an item of kind "human" for its question of d.
+// Errors name the file and line; an unknown question is an error, never
+// skipped.
+func ReadCalibrationCSV(path string, d *datasets.Dataset) ([]CalibrationItem, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("runs: calibration labels: %w", err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = 4
+	head, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("runs: calibration labels %s: header: %w", path, err)
+	}
+	want := []string{"corpus_id", "question_id", "answer", "label"}
+	for i, h := range want {
+		if strings.TrimSpace(head[i]) != h {
+			return nil, fmt.Errorf("runs: calibration labels %s:1: column %d is %q, want %q", path, i+1, head[i], h)
+		}
+	}
+	var out []CalibrationItem
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("runs: calibration labels %s: %w", path, err)
+		}
+		line, _ := r.FieldPos(0)
+		where := fmt.Sprintf("%s:%d", path, line)
+		var q *datasets.Question
+		for i := range d.Questions {
+			x := &d.Questions[i]
+			if x.ID == strings.TrimSpace(rec[1]) && (strings.TrimSpace(rec[0]) == "" || x.CorpusID == strings.TrimSpace(rec[0])) {
+				if q != nil {
+					return nil, fmt.Errorf("runs: calibration labels %s: question %q is in several corpora: give its corpus_id", where, rec[1])
+				}
+				q = x
+			}
+		}
+		if q == nil {
+			return nil, fmt.Errorf("runs: calibration labels %s: no question %q (corpus %q) in %s", where, rec[1], rec[0], d.Name)
+		}
+		var right bool
+		switch strings.ToLower(strings.TrimSpace(rec[3])) {
+		case "right":
+			right = true
+		case "wrong":
+		default:
+			return nil, fmt.Errorf("runs: calibration labels %s: label %q, want right or wrong", where, rec[3])
+		}
+		out = append(out, CalibrationItem{Question: *q, Answer: rec[2], Kind: KindHuman, Right: right})
+	}
+	return out, nil
 }

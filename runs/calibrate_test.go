@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -122,4 +123,43 @@ func TestCalibrationOnKnowMeDataset1(t *testing.T) {
 		t.Fatalf("calibration %+v", cal)
 	}
 	t.Logf("%d items %v\n%s", len(items), kinds, CalibrationTable([]*Calibration{cal}).Markdown())
+}
+
+func TestHumanLabelledCalibration(t *testing.T) {
+	d, err := datasets.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q0, q1 := d.Questions[0], d.Questions[1]
+	path := filepath.Join(t.TempDir(), "labels.csv")
+	body := "corpus_id,question_id,answer,label\n" +
+		"," + q0.ID + ",\"" + strings.ReplaceAll(q0.Answer, `"`, `""`) + "\",right\n" +
+		q1.CorpusID + "," + q1.ID + ",something else entirely,wrong\n"
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	items, err := ReadCalibrationCSV(path, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 2 || !items[0].Right || items[1].Right || items[0].Kind != KindHuman || items[0].Answer != q0.Answer {
+		t.Fatalf("items %+v", items)
+	}
+	c, err := Calibrate(context.Background(), f1Judge{}, items, judge.MetricKnowMeScore, 0.5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Sensitivity != 1 || c.Specificity != 1 || c.ByKind[KindHuman].Correct != 2 {
+		t.Errorf("calibration on the human labels %+v", c)
+	}
+	for _, bad := range []struct{ body, want string }{
+		{"corpus_id,question_id,answer,label\n,nope,x,right\n", `labels.csv:2: no question "nope"`},
+		{"corpus_id,question_id,answer,label\n," + q0.ID + ",x,maybe\n", `label "maybe"`},
+		{"question_id,corpus_id,answer,label\n", "column 1"},
+	} {
+		os.WriteFile(path, []byte(bad.body), 0o644)
+		if _, err := ReadCalibrationCSV(path, d); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: %v, want %q", bad.body, err, bad.want)
+		}
+	}
 }
