@@ -32,3 +32,12 @@ func Sample() (*Dataset, error) {
 	d.Name = "sample"
 	return d, nil
 }
+
+// Open loads the dataset at path with Load, or the bundled sample when
+// path is "" or "sample" (the notebooks' data parameter).
+func Open(path string) (*Dataset, error) {
+	if path == "" || path == "sample" {
+		return Sample()
+	}
+	return Load(path)
+}

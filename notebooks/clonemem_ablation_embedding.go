@@ -40,11 +40,7 @@ import (
 
 var ds *datasets.Dataset
 var err error
-if data == "" {
-	ds, err = datasets.Sample()
-} else {
-	ds, err = datasets.Load(data)
-}
+ds, err = datasets.Open(data)
 if err != nil {
 	panic(err)
 }

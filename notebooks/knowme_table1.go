@@ -75,11 +75,7 @@ if withModel {
 func load(path string) *datasets.Dataset {
 	var d *datasets.Dataset
 	var err error
-	if path == "" {
-		d, err = datasets.Sample()
-	} else {
-		d, err = datasets.Load(path)
-	}
+	d, err = datasets.Open(path)
 	if err != nil {
 		panic(err)
 	}

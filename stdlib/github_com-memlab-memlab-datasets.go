@@ -40,6 +40,7 @@ func init() {
 		"LoadFormatFS":          reflect.ValueOf(datasets.LoadFormatFS),
 		"LoadKnowMe":            reflect.ValueOf(datasets.LoadKnowMe),
 		"MediumStream":          reflect.ValueOf(constant.MakeFromLiteral("\"stream\"", token.STRING, 0)),
+		"Open":                  reflect.ValueOf(datasets.Open),
 		"ParseTime":             reflect.ValueOf(datasets.ParseTime),
 		"ReadErrata":            reflect.ValueOf(datasets.ReadErrata),
 		"Sample":                reflect.ValueOf(datasets.Sample),

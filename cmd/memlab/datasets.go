@@ -55,10 +55,7 @@ func loadDataset(pos []string) (*datasets.Dataset, error) {
 	if len(pos) != 1 {
 		return nil, usagef("want one dataset PATH, got %d arguments", len(pos))
 	}
-	if pos[0] == "sample" {
-		return datasets.Sample()
-	}
-	return datasets.Load(pos[0])
+	return datasets.Open(pos[0])
 }
 
 // cmdVersion prints the module version and VCS revision the binary was built from.
