@@ -114,11 +114,33 @@ func NewCloneMemJudge(c Chatter, cfg Config) *CloneMemJudge {
 // QAConsistency judges candidate, an answer to q, against q's gold evidence
 // statements and reference answer, on 0-3 (MetricQAConsistency).
 func (j *CloneMemJudge) QAConsistency(ctx context.Context, q datasets.Question, candidate string) Verdict {
-	prompt := strings.NewReplacer("{{question}}", q.Text, "{{memory}}", bullets(statements(q)),
-		"{{reference_answer}}", q.Answer, "{{candidate_answer}}", candidate).Replace(CloneMemQAPrompt)
-	return call(ctx, j.c, j.cfg, JudgeCloneMemQA, CloneMemQAHash, messages(prompt),
+	return call(ctx, j.c, j.cfg, JudgeCloneMemQA, CloneMemQAHash, qaMessages(q, candidate),
 		[]scale{{MetricQAConsistency, FieldQAScore, 0, 3}})[0]
 }
+
+func qaMessages(q datasets.Question, candidate string) []llm.Message {
+	return messages(strings.NewReplacer("{{question}}", q.Text, "{{memory}}", bullets(statements(q)),
+		"{{reference_answer}}", q.Answer, "{{candidate_answer}}", candidate).Replace(CloneMemQAPrompt))
+}
+
+// QARequest is the first call QAConsistency would make, without making it
+// (cost estimates).
+func (j *CloneMemJudge) QARequest(q datasets.Question, candidate string) llm.ChatRequest {
+	return request(j.cfg, qaMessages(q, candidate), 0)
+}
+
+// MemoryRequest is the first call MemoryUtility would make, without making
+// it; ok is false when q has no gold statements, so no call is made.
+func (j *CloneMemJudge) MemoryRequest(q datasets.Question, retrieved []string) (req llm.ChatRequest, ok bool) {
+	st := statements(q)
+	if len(st) == 0 {
+		return llm.ChatRequest{}, false
+	}
+	return request(j.cfg, memoryMessages(q, st, retrieved), 0), true
+}
+
+// Config returns the judge's call settings.
+func (j *CloneMemJudge) Config() Config { return j.cfg }
 
 // MemoryUtility judges the retrieved items (their texts, in rank order)
 // against q's gold evidence statements: memory recall in [0, 1]
@@ -137,6 +159,11 @@ func (j *CloneMemJudge) MemoryUtility(ctx context.Context, q datasets.Question, 
 		}
 		return vs[0], vs[1]
 	}
+	vs := call(ctx, j.c, j.cfg, JudgeCloneMemMemory, CloneMemMemoryHash, memoryMessages(q, st, retrieved), scales)
+	return vs[0], vs[1]
+}
+
+func memoryMessages(q datasets.Question, st, retrieved []string) []llm.Message {
 	var items strings.Builder
 	for i, r := range retrieved {
 		if i > 0 {
@@ -147,10 +174,8 @@ func (j *CloneMemJudge) MemoryUtility(ctx context.Context, q datasets.Question, 
 	if len(retrieved) == 0 {
 		items.WriteString("(nothing was retrieved)")
 	}
-	prompt := strings.NewReplacer("{{question}}", q.Text, "{{memory}}", bullets(st),
-		"{{retrieved}}", items.String()).Replace(CloneMemMemoryPrompt)
-	vs := call(ctx, j.c, j.cfg, JudgeCloneMemMemory, CloneMemMemoryHash, messages(prompt), scales)
-	return vs[0], vs[1]
+	return messages(strings.NewReplacer("{{question}}", q.Text, "{{memory}}", bullets(st),
+		"{{retrieved}}", items.String()).Replace(CloneMemMemoryPrompt))
 }
 
 func messages(user string) []llm.Message {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/llm"
 )
 
 // JSON field the KnowMe rubrics ask for (the official judge's field).
@@ -163,10 +164,23 @@ func (j *KnowMeJudge) Judge(ctx context.Context, q datasets.Question, answer str
 			Failure: FailureNoRubric, Error: fmt.Sprintf("judge: knowme question %q: no rubric for task %q in set %q (has: %s)",
 				q.ID, q.Task, j.rubrics.Name, strings.Join(have, ", "))}
 	}
-	prompt := Render(tmpl, q.Text, q.Answer, answer)
-	return call(ctx, j.c, j.cfg, j.Name(), j.rubrics.Hash(q.Task), messages(prompt),
+	return call(ctx, j.c, j.cfg, j.Name(), j.rubrics.Hash(q.Task), messages(Render(tmpl, q.Text, q.Answer, answer)),
 		[]scale{{MetricKnowMeScore, FieldKnowMeScore, 0, 5}})[0]
 }
+
+// Request is the first call Judge would make to grade answer, without
+// making it (cost estimates); ok is false when q's task has no rubric, so
+// no call is made.
+func (j *KnowMeJudge) Request(q datasets.Question, answer string) (req llm.ChatRequest, ok bool) {
+	tmpl, ok := j.rubrics.Template(q.Task)
+	if !ok {
+		return llm.ChatRequest{}, false
+	}
+	return request(j.cfg, messages(Render(tmpl, q.Text, q.Answer, answer)), 0), true
+}
+
+// Config returns the judge's call settings.
+func (j *KnowMeJudge) Config() Config { return j.cfg }
 
 // Version says which model and endpoint answer (llm.Target, never a key),
 // the settings and the hash of the seven tasks' prompt hashes; run specs

@@ -121,14 +121,8 @@ func call(ctx context.Context, c Chatter, cfg Config, judge, hash string, msgs [
 		out[i] = Verdict{Judge: judge, Metric: s.metric, Model: cfg.Model, RubricHash: hash,
 			Score: math.NaN(), Min: s.min, Max: s.max}
 	}
-	format := llm.FormatJSONObject
-	if cfg.TextFormat {
-		format = llm.FormatText
-	}
 	for attempt := 0; attempt <= cfg.retries(); attempt++ {
-		req := llm.ChatRequest{Role: llm.RoleJudge, Model: cfg.Model, Messages: msgs, Temperature: cfg.Temperature,
-			MaxTokens: cfg.MaxTokens, ResponseFormat: format, Sample: cfg.Sample*64 + attempt, Seed: cfg.Seed, HasSeed: cfg.HasSeed}
-		resp, err := c.Chat(ctx, req)
+		resp, err := c.Chat(ctx, request(cfg, msgs, attempt))
 		for i := range out {
 			out[i].Attempts = attempt + 1
 		}
@@ -182,6 +176,20 @@ func call(ctx context.Context, c Chatter, cfg Config, judge, hash string, msgs [
 	}
 	return out
 }
+
+// request is the judge call of attempt (0 = the first) with msgs.
+func request(cfg Config, msgs []llm.Message, attempt int) llm.ChatRequest {
+	format := llm.FormatJSONObject
+	if cfg.TextFormat {
+		format = llm.FormatText
+	}
+	return llm.ChatRequest{Role: llm.RoleJudge, Model: cfg.Model, Messages: msgs, Temperature: cfg.Temperature,
+		MaxTokens: cfg.MaxTokens, ResponseFormat: format, Sample: cfg.Sample*64 + attempt, Seed: cfg.Seed, HasSeed: cfg.HasSeed}
+}
+
+// MaxAttempts is the most calls a judge makes for one item: the first and
+// its retries of unparseable replies.
+func (c Config) MaxAttempts() int { return 1 + c.retries() }
 
 // Summary aggregates verdicts of one metric.
 type Summary struct {

@@ -171,6 +171,9 @@ type cachedChat struct {
 // Chat sends one chat completion, through the cache when the client has
 // one. A failed call returns an *Error (never a cached or zero answer).
 func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error) {
+	if !CallsAllowed(ctx) {
+		return ChatResponse{}, refused(req.Role, req.Model)
+	}
 	resp, err := c.chat(ctx, req)
 	if t := tallyOf(ctx); t != nil {
 		t.add(err, resp.Cached, resp.Usage, 0)
@@ -303,6 +306,9 @@ func (c *Client) chatCall(ctx context.Context, rt *endpointRT, model string, req
 // Embed embeds a batch of texts, through the cache when the client has
 // one (the whole batch is one cache entry).
 func (c *Client) Embed(ctx context.Context, req EmbedRequest) (EmbedResponse, error) {
+	if !CallsAllowed(ctx) {
+		return EmbedResponse{}, refused(req.Role, req.Model)
+	}
 	resp, err := c.embed(ctx, req)
 	if t := tallyOf(ctx); t != nil {
 		t.add(err, resp.Cached, resp.Usage, len(req.Inputs))

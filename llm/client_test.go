@@ -439,3 +439,28 @@ func TestFencedJSONIsAcceptedAsItCame(t *testing.T) {
 		t.Errorf("content %q, err %v, calls %d: a fenced JSON answer must come back unchanged, without retries", r.Content, err, srv.Stats().Total)
 	}
 }
+
+// TestWithoutCallsRefusesEvenCacheHits: under WithoutCalls (cost
+// estimates) nothing is asked or served, and usage does not move.
+func TestWithoutCallsRefusesEvenCacheHits(t *testing.T) {
+	c, srv := fake(t, llmtest.Options{}, true)
+	req := ChatRequest{Role: RoleJudge, Messages: user("rate this")}
+	if _, err := c.Chat(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	ctx := WithoutCalls(context.Background())
+	_, err := c.Chat(ctx, req)
+	if e := asError(t, err); e.Kind != ErrNoCalls {
+		t.Errorf("chat: kind %q, want %q", e.Kind, ErrNoCalls)
+	}
+	_, err = c.Embed(ctx, EmbedRequest{Inputs: []string{"a"}})
+	if e := asError(t, err); e.Kind != ErrNoCalls {
+		t.Errorf("embed: kind %q, want %q", e.Kind, ErrNoCalls)
+	}
+	if u := c.Usage().Total(); srv.Stats().Total != 1 || u.Calls != 1 || u.CacheHits != 0 || u.Failed != 0 {
+		t.Errorf("server calls %d, usage %+v: want 1 call and nothing else", srv.Stats().Total, u)
+	}
+	if CallsAllowed(ctx) || !CallsAllowed(context.Background()) {
+		t.Error("CallsAllowed")
+	}
+}

@@ -241,19 +241,23 @@ func (s *Decomposed) Retrieve(ctx context.Context, q datasets.Question, k int) (
 	return dqInterleave(lists, rec.Tags, q, k), nil
 }
 
-// decompose makes the model call and records the outcome.
-func (s *Decomposed) decompose(ctx context.Context, q datasets.Question) (Decomposition, error) {
+// request is the decomposition request for q.
+func (s *Decomposed) request(q datasets.Question) llm.ChatRequest {
 	user := "Question: " + q.Text
 	if !q.AskedAt.IsZero() {
 		user = "Asked on: " + q.AskedAt.Format("2006-01-02") + "\n" + user
 	}
-	req := llm.ChatRequest{Role: s.cfg.Role, Model: s.cfg.Model, Temperature: s.temp, MaxTokens: s.cfg.MaxTokens,
+	return llm.ChatRequest{Role: s.cfg.Role, Model: s.cfg.Model, Temperature: s.temp, MaxTokens: s.cfg.MaxTokens,
 		Messages: []llm.Message{
 			{Role: "system", Content: fmt.Sprintf(dqSystem, s.cfg.Subquestions)},
 			{Role: "user", Content: user},
 		},
 		ResponseFormat: llm.FormatJSONSchema, JSONSchema: dqSchema, SchemaName: "subquestions"}
-	resp, err := s.c.Chat(ctx, req)
+}
+
+// decompose makes the model call and records the outcome.
+func (s *Decomposed) decompose(ctx context.Context, q datasets.Question) (Decomposition, error) {
+	resp, err := s.c.Chat(ctx, s.request(q))
 	s.mu.Lock()
 	s.meter.QueryCalls++
 	s.meter.QueryTokens += resp.Usage.PromptTokens + resp.Usage.CompletionTokens
@@ -285,6 +289,55 @@ func (s *Decomposed) decompose(ctx context.Context, q datasets.Question) (Decomp
 	s.records = append(s.records, rec)
 	s.mu.Unlock()
 	return rec, nil
+}
+
+// PlanSearch returns what Retrieve(q, k) will spend on models (k > 0),
+// without calling them: the decomposition call, exactly as it will be sent,
+// plus the inner system's searches. How many subquestions the inner system
+// is asked, and their words, depend on the model's answer: when the inner
+// system plans its searches (a SearchPlanner, or an *Incremental whose
+// memory is one), one search is counted, for the original question when
+// KeepQuestion asks for it, else for an empty text (every subquestion is at
+// least that long), and the Cost is not Exact unless that search costs
+// nothing. An inner system that reports model use (Metered) without
+// planning its searches makes the Cost not Exact (as in PlanQuestions).
+// The inner system's ingest (an *Incremental's memory ingesting before it
+// searches) is not part of this plan.
+func (s *Decomposed) PlanSearch(q datasets.Question, k int) Cost {
+	if k <= 0 {
+		return Cost{Exact: true}
+	}
+	c := RequestCost(s.request(q))
+	var sp SearchPlanner
+	switch in := s.inner.(type) {
+	case SearchPlanner:
+		sp = in
+	case *Incremental:
+		sp, _ = in.mem.(SearchPlanner)
+	}
+	if _, metered := s.inner.(Metered); sp == nil && metered {
+		c.Exact, c.Note = false, "decompose: "+s.inner.Name()+" does not estimate its searches"
+	}
+	if sp == nil {
+		return c
+	}
+	sub := q
+	sub.ID = q.ID + SubquestionTag + "0"
+	if !s.cfg.KeepQuestion {
+		sub.Text = ""
+		sub.ID = q.ID + SubquestionTag + "1"
+	}
+	in := sp.PlanSearch(sub, k)
+	if in.Exact && in.Calls == 0 && in.PromptTokens == 0 && in.MaxCompletionTokens == 0 && in.Embeds == 0 {
+		return c // the inner search costs nothing
+	}
+	in.Exact = false
+	note := "decompose: the inner system's search is counted once; the subquestions' number and words depend on the answer"
+	if in.Note != "" {
+		note += "; " + in.Note
+	}
+	in.Note = note
+	return c.Add(in)
 }
 
 // dqParse reads {"subquestions":[...]}: trimmed, empty and repeated ones

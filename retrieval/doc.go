@@ -33,6 +33,15 @@
 // Systems that call models take a Chatter (an *llm.Client) and count their
 // use in a Meter; without a model they fail with ErrNeedsModel.
 //
+// # Cost before the run
+//
+// PlanQuestions estimates a run's model use without calling a model, from
+// the systems that implement IngestPlanner and SearchPlanner. Decomposed
+// plans its decomposition call exactly (the request it sends); the inner
+// system's searches depend on how many subquestions the model gives, so
+// when the inner system plans them (or an Incremental's memory does) one
+// search per question is counted, a lower bound marked not Exact.
+//
 // # Temporal admission
 //
 // A question asked at time t only sees the traces dated at or before t

@@ -184,3 +184,12 @@ type Chatter interface {
 // ErrNeedsModel is returned (wrapped, naming the system) by constructors of
 // systems that need a model when none is given.
 var ErrNeedsModel = errors.New("this memory system needs a model: configure an endpoint (OPENAI_BASE_URL / OPENAI_API_KEY or MEMLAB_CONFIG) or use an offline system")
+
+// SortByAskedAt returns qs in the order an incremental memory must be asked
+// them: by asked-at time, questions with no time (which see everything)
+// last, keeping the given order among equal times.
+func SortByAskedAt(qs []datasets.Question) []datasets.Question {
+	out := append([]datasets.Question(nil), qs...)
+	sort.SliceStable(out, func(i, j int) bool { return laterThan(out[j].AskedAt, out[i].AskedAt) })
+	return out
+}

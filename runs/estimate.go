@@ -2,8 +2,10 @@ package runs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/datasets"
@@ -14,21 +16,53 @@ import (
 
 // StageEstimate is the expected cost of one stage of a run.
 type StageEstimate struct {
-	// Calls is the number of model calls; PromptTokens their prompts'
-	// tokens (llm.EstimateTokens) and MaxCompletionTokens the most their
-	// replies may hold (the requests' max_tokens; 0 = unbounded).
-	Calls, PromptTokens, MaxCompletionTokens int
-	// Known is false when the stage's cost cannot be estimated before the
-	// run (Note says why); the numbers are then a lower bound.
+	// Calls is the number of model calls and PromptTokens their prompts'
+	// tokens (llm.EstimateTokens): exact when Known, else at least these.
+	Calls, PromptTokens int
+	// MaxCalls and MaxPromptTokens bound Calls and PromptTokens from above
+	// (retries of unparseable replies; answers not written yet, counted at
+	// their max_tokens); they equal Calls and PromptTokens when those are
+	// exact, and are 0 when no bound is known.
+	MaxCalls, MaxPromptTokens int
+	// MaxCompletionTokens is the most the replies may hold (the requests'
+	// max_tokens); 0 when some request leaves it to the server.
+	MaxCompletionTokens int
+	// Embeds is the number of texts sent to an embedder.
+	Embeds int
+	// Known is false when the stage's cost cannot be fully estimated
+	// before the run (Note says why); the numbers are then a lower bound.
 	Known bool
 	Note  string
+	// Model is the model the stage's calls go to ("" when it makes none,
+	// "several models" when they go to more than one).
+	Model string
+	// Priced is true when Model has a price in the config (llm.Config
+	// Prices); then CostUSD prices Calls' prompt tokens (the least the
+	// stage costs) and MaxCostUSD adds the bounds (0 when unbounded).
+	Priced              bool
+	CostUSD, MaxCostUSD float64
 }
 
 // Estimate is what a run will spend, per stage, before any call.
 type Estimate struct {
-	Label                 string
-	Questions             int
-	Retrieve, Read, Judge StageEstimate
+	Label string
+	// RunID is the id the run will have (set by a dry run, runs.Run).
+	RunID     string
+	Questions int
+	// Ingest is building the memory (model-calling memories); Retrieve the
+	// questions' searches; Read the reader's answers; Judge the LLM judges.
+	Ingest, Retrieve, Read, Judge StageEstimate
+}
+
+// Stages returns the estimate's stages with their names, in run order.
+func (e *Estimate) Stages() []NamedStage {
+	return []NamedStage{{"ingest", e.Ingest}, {"retrieve", e.Retrieve}, {"read", e.Read}, {"judge", e.Judge}}
+}
+
+// NamedStage is a stage estimate with its name.
+type NamedStage struct {
+	Name string
+	StageEstimate
 }
 
 // RequestPlanner is implemented by readers that can say which request
@@ -37,62 +71,83 @@ type RequestPlanner interface {
 	Request(q datasets.Question, passages []generate.Passage) (llm.ChatRequest, error)
 }
 
+// JudgePlanner is implemented by judges that can say which calls they
+// would make for an item without making them (the KnowMe and CloneMem
+// judges and their renamed and repeated forms).
+type JudgePlanner interface {
+	// Requests returns the first attempt of each call the judge makes for
+	// the item (none when the item is not judged: no rubric, no gold).
+	Requests(q datasets.Question, answer string, retrieved []string) []llm.ChatRequest
+	// MaxAttempts is the most calls made per request (retries of replies
+	// that cannot be parsed).
+	MaxAttempts() int
+}
+
 // EstimateRun estimates what running cfg over d will spend, without a
-// model call:
+// model call (every call is refused under llm.WithoutCalls):
 //
-//   - retrieve: nothing for systems that call no model (Flat, Oracle and
-//     the others that are not retrieval.Metered); unknown for memory
-//     systems that call models (Mem0, A-Mem, ...), which do not estimate;
+//   - ingest and retrieve: planned by memories and systems that call models
+//     (retrieval.PlanQuestions: the exact extraction prompts of Mem0,
+//     A-Mem and MemOS, with lower bounds for calls that depend on what the
+//     model answers); nothing for systems that call no model;
 //   - read: for a reader that plans its requests (the model reader), one
 //     call per question plus one per multiple-choice question, with the
 //     exact prompts built from the retrieved passages when retrieval needs
-//     no model (else unknown); nothing for offline readers;
-//   - judge: one call per question for each LLM judge, plus the retries of
-//     replies that cannot be parsed (so a lower bound); their prompts hold
-//     answers not written yet, so tokens are unknown.
+//     no model (else the calls alone, prompts unknown); nothing for
+//     offline readers;
+//   - judge: the judges' exact prompts (JudgePlanner) for the answers an
+//     offline reader gives; for a model reader's answers, not written yet,
+//     the prompts without the answer and, as the upper bound, with the
+//     reader's max_tokens added; retries of unparseable replies bound the
+//     calls from above.
+//
+// Costs in USD come from the price table of the configured endpoints
+// (llm.DefaultConfig: MEMLAB_CONFIG's [prices]) for the model each stage
+// calls; a stage whose model has no price shows none.
 func EstimateRun(ctx context.Context, d *datasets.Dataset, cfg Config) (*Estimate, error) {
 	if d == nil || cfg.System == nil || cfg.Reader == nil || cfg.K <= 0 {
 		return nil, fmt.Errorf("runs: estimate: dataset, system, reader and a positive k are required")
 	}
+	ctx = llm.WithoutCalls(ctx)
 	e := &Estimate{Label: cfg.Label, Questions: len(d.Questions)}
 	if e.Label == "" {
 		e.Label = fmt.Sprintf("%s k=%d", shortName(cfg.System.Name()), cfg.K)
 	}
-	_, modelSystem := cfg.System.(retrieval.Metered)
+	plan := retrieval.PlanQuestions(d, cfg.System, d.Questions, cfg.K)
+	e.Ingest, e.Retrieve = fromCost(plan.Ingest), fromCost(plan.Search)
+	// Retrieving (to see the passages) is safe only for systems that call
+	// no model and keep no state across questions.
+	_, metered := cfg.System.(retrieval.Metered)
+	retrievable := !metered
 	if c, ok := cfg.System.(retrieval.Concurrent); ok && c.Concurrent() {
-		modelSystem = false
+		retrievable = true
 	}
-	e.Retrieve.Known = !modelSystem
-	if modelSystem {
-		e.Retrieve.Note = "the system calls models and does not estimate them"
-	}
+
 	planner, plans := cfg.Reader.(RequestPlanner)
-	e.Read.Known = true
+	e.Read.Known, e.Judge.Known = true, true
+	var readRoles, judgeRoles costRoles
+	// Judge prompts are bounded when the answers are known or bounded (the
+	// reader's max_tokens) and the passages are known; completions when
+	// every judge request sets max_tokens.
+	promptBounded, completionBounded := true, true
 	media := mediaOf(d)
 	for _, q := range d.Questions {
-		if !plans {
-			break
-		}
-		if modelSystem {
-			e.Read.Known = false
-			e.Read.Note = "the prompts depend on what a model-calling system retrieves"
-			e.Read.Calls += 1
-			if q.IsMultipleChoice() {
-				e.Read.Calls++
+		var passages []generate.Passage
+		if retrievable {
+			hits, err := cfg.System.Retrieve(ctx, q, cfg.K)
+			var le *llm.Error
+			switch {
+			case errors.As(err, &le) && le.Kind == llm.ErrNoCalls:
+				// A model behind the search (a query embedder) that the
+				// system does not plan: nothing retrieved can be known.
+				retrievable = false
+				e.Retrieve.Known = false
+				e.Retrieve.Note = addNote(e.Retrieve.Note, cfg.System.Name()+" calls a model to search and does not plan it")
+			case err != nil:
+				return nil, fmt.Errorf("runs: estimate %s: question %s: %w", e.Label, q.ID, err)
+			default:
+				passages = passagesOf(q, hits, media)
 			}
-			continue
-		}
-		hits, err := cfg.System.Retrieve(ctx, q, cfg.K)
-		if err != nil {
-			return nil, fmt.Errorf("runs: estimate %s: %w", e.Label, err)
-		}
-		passages := make([]generate.Passage, 0, len(hits))
-		for _, h := range hits {
-			p := generate.Passage{ID: h.UnitID, TraceIDs: h.TraceIDs, Text: h.Text, Time: h.Time}
-			if len(h.TraceIDs) > 0 {
-				p.Medium = media[q.CorpusID+"\x00"+h.TraceIDs[0]]
-			}
-			passages = append(passages, p)
 		}
 		asked := []datasets.Question{}
 		if q.IsMultipleChoice() {
@@ -101,46 +156,272 @@ func EstimateRun(ctx context.Context, d *datasets.Dataset, cfg Config) (*Estimat
 		free := q
 		free.Choices, free.Correct = nil, ""
 		asked = append(asked, free)
-		for _, a := range asked {
-			req, err := planner.Request(a, passages)
-			if err != nil {
-				return nil, fmt.Errorf("runs: estimate %s: %w", e.Label, err)
+
+		// Read: the model reader's requests, or the offline reader's answer.
+		answer, answerKnown, answerMax := "", false, 0
+		if plans {
+			for _, a := range asked {
+				e.Read.Calls++
+				// Without the passages (a model-calling system retrieves
+				// them), the prompt without any is a lower bound.
+				req, err := planner.Request(a, passages)
+				if err != nil {
+					return nil, fmt.Errorf("runs: estimate %s: question %s: %w", e.Label, q.ID, err)
+				}
+				c := retrieval.RequestCost(req)
+				readRoles.add(c)
+				e.Read.PromptTokens += c.PromptTokens
+				e.Read.MaxCompletionTokens += c.MaxCompletionTokens
+				answerMax = req.MaxTokens
 			}
-			e.Read.Calls++
-			for _, m := range req.Messages {
-				e.Read.PromptTokens += llm.EstimateTokens(m.Content)
+			if !retrievable {
+				e.Read.Known = false
+				e.Read.Note = "prompts hold what a model-calling system retrieves: counted without it"
 			}
-			e.Read.MaxCompletionTokens += req.MaxTokens
+		} else if retrievable {
+			a, err := cfg.Reader.Answer(ctx, free, passages)
+			var le *llm.Error
+			switch {
+			case err == nil:
+				answer, answerKnown = a.Text, true
+			case errors.As(err, &le) && le.Kind == llm.ErrNoCalls:
+				e.Read.Known = false
+				e.Read.Note = cfg.Reader.Name() + " calls a model and does not plan its requests"
+			default:
+				return nil, fmt.Errorf("runs: estimate %s: question %s: read: %w", e.Label, q.ID, err)
+			}
+		}
+
+		// Judge: each judge's requests for this answer.
+		retrieved := make([]string, len(passages))
+		for i, p := range passages {
+			retrieved[i] = p.Text
+		}
+		for _, j := range cfg.Judges {
+			jp, ok := judgePlanner(j)
+			if !ok {
+				e.Judge.Known, promptBounded, completionBounded = false, false, false
+				e.Judge.Note = addNote(e.Judge.Note, j.Name()+" does not plan its calls")
+				continue
+			}
+			for _, req := range jp.Requests(q, answer, retrieved) {
+				c := retrieval.RequestCost(req)
+				judgeRoles.add(c)
+				n := jp.MaxAttempts()
+				e.Judge.Calls++
+				e.Judge.MaxCalls += n
+				e.Judge.PromptTokens += c.PromptTokens
+				e.Judge.MaxPromptTokens += n * (c.PromptTokens + answerMax)
+				if req.MaxTokens == 0 {
+					completionBounded = false
+				}
+				e.Judge.MaxCompletionTokens += n * req.MaxTokens
+			}
+		}
+		if len(cfg.Judges) > 0 && !answerKnown {
+			e.Judge.Known = false
+			// A bound needs the passages and the reader's max_tokens.
+			if !retrievable || !plans {
+				promptBounded = false
+			}
 		}
 	}
-	if len(cfg.Judges) > 0 {
-		e.Judge.Calls = len(cfg.Judges) * len(d.Questions)
-		e.Judge.Note = "one call per question and judge, more when a reply cannot be parsed (retries); prompts hold answers not written yet: tokens unknown"
-	} else {
-		e.Judge.Known = true
+	e.Read.Model = readRoles.model()
+	e.Read.MaxCalls, e.Read.MaxPromptTokens = e.Read.Calls, e.Read.PromptTokens
+	if !e.Read.Known {
+		e.Read.MaxPromptTokens = 0
 	}
+	e.Judge.Model = judgeRoles.model()
+	if len(cfg.Judges) > 0 {
+		if !promptBounded {
+			e.Judge.MaxPromptTokens = 0
+			e.Judge.Note = addNote(e.Judge.Note, "prompts hold answers or passages not known before the run: tokens counted without them")
+		} else if !e.Judge.Known {
+			e.Judge.Note = addNote(e.Judge.Note, "prompts hold answers not written yet: counted empty, at most the reader's max_tokens")
+		}
+		if !completionBounded {
+			e.Judge.MaxCompletionTokens = 0
+		}
+		e.Judge.Note = addNote(e.Judge.Note, "retries of unparseable replies add calls")
+	}
+	if e.Judge.MaxCalls > e.Judge.Calls {
+		e.Judge.Known = false
+	}
+	price(e)
 	return e, nil
 }
 
-// EstimateTable lays estimates out one row per run and stage.
+// passagesOf turns q's hits into the reader's passages (as the run does).
+func passagesOf(q datasets.Question, hits []retrieval.Hit, media map[string]string) []generate.Passage {
+	passages := make([]generate.Passage, 0, len(hits))
+	for _, h := range hits {
+		p := generate.Passage{ID: h.UnitID, TraceIDs: h.TraceIDs, Text: h.Text, Time: h.Time}
+		if len(h.TraceIDs) > 0 {
+			p.Medium = media[q.CorpusID+"\x00"+h.TraceIDs[0]]
+		}
+		passages = append(passages, p)
+	}
+	return passages
+}
+
+// fromCost turns a planned retrieval cost into a stage estimate.
+func fromCost(c retrieval.Cost) StageEstimate {
+	s := StageEstimate{Calls: c.Calls, PromptTokens: c.PromptTokens, MaxCompletionTokens: c.MaxCompletionTokens,
+		Embeds: c.Embeds, Known: c.Exact, Note: c.Note}
+	if c.Exact {
+		s.MaxCalls, s.MaxPromptTokens = c.Calls, c.PromptTokens
+	}
+	var r costRoles
+	r.add(c)
+	s.Model = r.model()
+	return s
+}
+
+// costRoles collects where a stage's calls go.
+type costRoles struct {
+	role, name string
+	calls      int
+	several    bool
+}
+
+func (r *costRoles) add(c retrieval.Cost) {
+	if c.Calls == 0 {
+		return
+	}
+	switch {
+	case c.Several:
+		r.several = true
+	case r.calls == 0:
+		r.role, r.name = c.Role, c.Model
+	case c.Role != r.role || c.Model != r.name:
+		r.several = true
+	}
+	r.calls += c.Calls
+}
+
+// model names the model of the calls: the request's model, else the
+// role's model in the configured endpoints, else "ROLE model".
+func (r *costRoles) model() string {
+	switch {
+	case r.calls == 0:
+		return ""
+	case r.several:
+		return "several models"
+	case r.name != "":
+		return r.name
+	}
+	role := r.role
+	if role == "" {
+		role = llm.RoleBackbone
+	}
+	if c, err := llm.DefaultConfig(); err == nil && c != nil {
+		if _, m, err := c.Role(role); err == nil && m != "" {
+			return m
+		}
+	}
+	return role + " model"
+}
+
+// price fills the stages' costs from the configured price table.
+func price(e *Estimate) {
+	c, err := llm.DefaultConfig()
+	if err != nil || c == nil {
+		return
+	}
+	for _, s := range []*StageEstimate{&e.Ingest, &e.Retrieve, &e.Read, &e.Judge} {
+		p, ok := c.Prices[s.Model]
+		if !ok || s.Calls == 0 {
+			continue
+		}
+		s.Priced = true
+		s.CostUSD = float64(s.PromptTokens) * p.Prompt / 1e6
+		if s.MaxPromptTokens > 0 && s.MaxCompletionTokens > 0 {
+			s.MaxCostUSD = (float64(s.MaxPromptTokens)*p.Prompt + float64(s.MaxCompletionTokens)*p.Completion) / 1e6
+		}
+	}
+}
+
+func addNote(note, more string) string {
+	if note == "" {
+		return more
+	}
+	if strings.Contains(note, more) {
+		return note
+	}
+	return note + "; " + more
+}
+
+// EstimateTable lays estimates out one row per run and stage: calls and
+// prompt tokens ("n" when exact, "a–b" between bounds, "≥ n" when only a
+// lower bound is known), the most completion tokens, texts embedded, the
+// model and its cost in USD when the config prices it.
 func EstimateTable(es []*Estimate) analysis.Table {
-	t := analysis.Table{Header: []string{"run", "questions", "stage", "calls", "prompt tokens", "completion tokens (at most)", "note"},
-		Align: []string{"l", "r", "l", "r", "r", "r", "l"}}
+	t := analysis.Table{Header: []string{"run", "questions", "stage", "calls", "prompt tokens", "completion tokens (at most)", "embedded texts", "model", "cost (USD)", "note"},
+		Align: []string{"l", "r", "l", "r", "r", "r", "r", "l", "r", "l"}}
 	for _, e := range es {
-		for _, s := range []struct {
-			name string
-			st   StageEstimate
-		}{{"retrieve", e.Retrieve}, {"read", e.Read}, {"judge", e.Judge}} {
-			tokens := fmt.Sprint(s.st.PromptTokens)
-			if !s.st.Known {
-				tokens = "≥ " + tokens
+		for _, s := range e.Stages() {
+			completion := fmt.Sprint(s.MaxCompletionTokens)
+			if s.Calls > 0 && s.MaxCompletionTokens == 0 {
+				completion = "unbounded"
 			}
-			t.AddRow([]string{e.Label, fmt.Sprint(e.Questions), s.name, fmt.Sprint(s.st.Calls), tokens, fmt.Sprint(s.st.MaxCompletionTokens), s.st.Note})
+			cost := ""
+			switch {
+			case !s.Priced:
+				if s.Calls > 0 {
+					cost = "no price"
+				}
+			case s.MaxCostUSD > 0:
+				cost = fmt.Sprintf("%.4f–%.4f", s.CostUSD, s.MaxCostUSD)
+			default:
+				cost = fmt.Sprintf("≥ %.4f", s.CostUSD)
+			}
+			t.AddRow([]string{e.Label, fmt.Sprint(e.Questions), s.Name, span(s.Calls, s.MaxCalls, s.Known),
+				span(s.PromptTokens, s.MaxPromptTokens, s.Known), completion, fmt.Sprint(s.Embeds), s.Model, cost, s.Note})
 		}
 	}
 	return t
 }
 
+// span formats an estimate: exact, a range, or a lower bound.
+func span(lo, hi int, exact bool) string {
+	switch {
+	case exact || hi == lo && hi > 0:
+		return fmt.Sprint(lo)
+	case hi > lo:
+		return fmt.Sprintf("%d–%d", lo, hi)
+	}
+	return fmt.Sprintf("≥ %d", lo)
+}
+
 // dryRun reports whether runs only estimate (MEMLAB_DRY_RUN=1, set by
 // `memlab run -dry-run`).
 func dryRun() bool { return os.Getenv("MEMLAB_DRY_RUN") == "1" }
+
+// UsageTable is what runs spent, per stage, from their records' usage (the
+// figures an Estimate predicts): one row per run and stage with model
+// calls (those served by the cache and those that failed apart), prompt
+// and completion tokens and texts embedded. retrieve includes the ingest a
+// memory does while answering (records cannot tell them apart; the run's
+// Meter can: CostTable).
+func UsageTable(results []*Result) analysis.Table {
+	t := analysis.Table{Header: []string{"run", "questions", "stage", "calls", "from cache", "failed", "prompt tokens", "completion tokens", "embedded texts"},
+		Align: []string{"l", "r", "l", "r", "r", "r", "r", "r", "r"}}
+	for _, r := range results {
+		var ret, read, judged llm.TallyCounts
+		for _, rec := range r.Records {
+			ret, read, judged = ret.Add(rec.Usage.Retrieve), read.Add(rec.Usage.Read), judged.Add(rec.Usage.Judge)
+		}
+		label := r.Label
+		if label == "" {
+			label = fmt.Sprintf("%s k=%d", shortName(r.System), r.K)
+		}
+		for _, s := range []struct {
+			name string
+			c    llm.TallyCounts
+		}{{"retrieve", ret}, {"read", read}, {"judge", judged}} {
+			t.AddRow([]string{label, fmt.Sprint(len(r.Records)), s.name, fmt.Sprint(s.c.Calls), fmt.Sprint(s.c.Cached), fmt.Sprint(s.c.Failed),
+				fmt.Sprint(s.c.PromptTokens), fmt.Sprint(s.c.CompletionTokens), fmt.Sprint(s.c.Texts)})
+		}
+	}
+	return t
+}

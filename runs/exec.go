@@ -150,6 +150,7 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 		}
 		display.Markdown("Dry run (MEMLAB_DRY_RUN=1): no question is asked; estimated cost\n\n" + EstimateTable([]*Estimate{est}).Markdown())
 		spec := SpecOf(d, cfg)
+		est.RunID = spec.ID()
 		return &Result{ID: spec.ID(), Spec: spec, Label: est.Label, Dataset: d.Name, Fingerprint: d.Fingerprint,
 			System: cfg.System.Name(), Reader: cfg.Reader.Name(), K: cfg.K, Estimate: est}, nil
 	}

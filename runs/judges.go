@@ -8,6 +8,7 @@ import (
 	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/judge"
+	"github.com/memlab/memlab/llm"
 )
 
 // Judge scores one question's answer, or the context retrieved for it,
@@ -129,4 +130,75 @@ func KnowMeTable(results []*Result) analysis.Table {
 	}
 	t.AddRow(row)
 	return t
+}
+
+// Requests is the KnowMe judge's call for the item (none without a rubric).
+func (k knowMeJudge) Requests(q datasets.Question, answer string, _ []string) []llm.ChatRequest {
+	if req, ok := k.j.Request(q, answer); ok {
+		return []llm.ChatRequest{req}
+	}
+	return nil
+}
+
+// MaxAttempts is the first call and its retries.
+func (k knowMeJudge) MaxAttempts() int { return k.j.Config().MaxAttempts() }
+
+// Requests is the QA consistency judge's call for the item.
+func (c cloneMemQA) Requests(q datasets.Question, answer string, _ []string) []llm.ChatRequest {
+	return []llm.ChatRequest{c.j.QARequest(q, answer)}
+}
+
+// MaxAttempts is the first call and its retries.
+func (c cloneMemQA) MaxAttempts() int { return c.j.Config().MaxAttempts() }
+
+// Requests is the memory utility judge's call for the item (none without
+// gold statements).
+func (c cloneMemMemory) Requests(q datasets.Question, _ string, retrieved []string) []llm.ChatRequest {
+	if req, ok := c.j.MemoryRequest(q, retrieved); ok {
+		return []llm.ChatRequest{req}
+	}
+	return nil
+}
+
+// MaxAttempts is the first call and its retries.
+func (c cloneMemMemory) MaxAttempts() int { return c.j.Config().MaxAttempts() }
+
+// judgePlanner returns j's planner, looking through RenameJudge and
+// RepeatedJudge; ok is false when some judge inside does not plan.
+func judgePlanner(j Judge) (JudgePlanner, bool) {
+	switch w := j.(type) {
+	case renamed:
+		return judgePlanner(w.j)
+	case repeated:
+		var ps samplesPlanner
+		for _, s := range w.samples {
+			p, ok := judgePlanner(s)
+			if !ok {
+				return nil, false
+			}
+			ps = append(ps, p)
+		}
+		return ps, true
+	}
+	p, ok := j.(JudgePlanner)
+	return p, ok
+}
+
+// samplesPlanner plans a repeated judge: every sample's calls.
+type samplesPlanner []JudgePlanner
+
+func (ps samplesPlanner) Requests(q datasets.Question, answer string, retrieved []string) []llm.ChatRequest {
+	var out []llm.ChatRequest
+	for _, p := range ps {
+		out = append(out, p.Requests(q, answer, retrieved)...)
+	}
+	return out
+}
+
+func (ps samplesPlanner) MaxAttempts() int {
+	n := 1
+	for _, p := range ps {
+		n = max(n, p.MaxAttempts())
+	}
+	return n
 }

@@ -14,6 +14,7 @@ func init() {
 	Symbols["github.com/memlab/memlab/llm/llm"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"CachePath":        reflect.ValueOf(llm.CachePath),
+		"CallsAllowed":     reflect.ValueOf(llm.CallsAllowed),
 		"CloseDefault":     reflect.ValueOf(llm.CloseDefault),
 		"ConfigFromEnv":    reflect.ValueOf(llm.ConfigFromEnv),
 		"Configured":       reflect.ValueOf(llm.Configured),
@@ -25,6 +26,7 @@ func init() {
 		"ErrBadRequest":    reflect.ValueOf(constant.MakeFromLiteral("\"bad_request\"", token.STRING, 0)),
 		"ErrCanceled":      reflect.ValueOf(constant.MakeFromLiteral("\"canceled\"", token.STRING, 0)),
 		"ErrNetwork":       reflect.ValueOf(constant.MakeFromLiteral("\"network\"", token.STRING, 0)),
+		"ErrNoCalls":       reflect.ValueOf(constant.MakeFromLiteral("\"no_calls\"", token.STRING, 0)),
 		"ErrNotFound":      reflect.ValueOf(constant.MakeFromLiteral("\"not_found\"", token.STRING, 0)),
 		"ErrRateLimit":     reflect.ValueOf(constant.MakeFromLiteral("\"rate_limit\"", token.STRING, 0)),
 		"ErrServer":        reflect.ValueOf(constant.MakeFromLiteral("\"server\"", token.STRING, 0)),
@@ -50,6 +52,7 @@ func init() {
 		"SingleEndpoint":   reflect.ValueOf(llm.SingleEndpoint),
 		"Target":           reflect.ValueOf(llm.Target),
 		"WithTally":        reflect.ValueOf(llm.WithTally),
+		"WithoutCalls":     reflect.ValueOf(llm.WithoutCalls),
 
 		// type definitions
 		"ChatRequest":    reflect.ValueOf((*llm.ChatRequest)(nil)),

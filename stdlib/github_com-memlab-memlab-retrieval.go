@@ -75,10 +75,13 @@ func init() {
 		"NewVecStore":                 reflect.ValueOf(retrieval.NewVecStore),
 		"OfflineHashed":               reflect.ValueOf(constant.MakeFromLiteral("\"hashed\"", token.STRING, 0)),
 		"OfflineLSA":                  reflect.ValueOf(constant.MakeFromLiteral("\"lsa\"", token.STRING, 0)),
+		"PlanQuestions":               reflect.ValueOf(retrieval.PlanQuestions),
+		"RequestCost":                 reflect.ValueOf(retrieval.RequestCost),
 		"ScoreRetrieval":              reflect.ValueOf(retrieval.ScoreRetrieval),
 		"ScorerBM25":                  reflect.ValueOf(constant.MakeFromLiteral("\"bm25\"", token.STRING, 0)),
 		"ScorerDense":                 reflect.ValueOf(constant.MakeFromLiteral("\"dense\"", token.STRING, 0)),
 		"ScorerHybrid":                reflect.ValueOf(constant.MakeFromLiteral("\"hybrid\"", token.STRING, 0)),
+		"SortByAskedAt":               reflect.ValueOf(retrieval.SortByAskedAt),
 		"SplitSubquestionTag":         reflect.ValueOf(retrieval.SplitSubquestionTag),
 		"StatementTag":                reflect.ValueOf(constant.MakeFromLiteral("\"#st\"", token.STRING, 0)),
 		"StatementsOnly":              reflect.ValueOf(constant.MakeFromLiteral("\"statements-only\"", token.STRING, 0)),
@@ -94,6 +97,7 @@ func init() {
 		"BaseRecent":         reflect.ValueOf((*retrieval.BaseRecent)(nil)),
 		"Chatter":            reflect.ValueOf((*retrieval.Chatter)(nil)),
 		"Concurrent":         reflect.ValueOf((*retrieval.Concurrent)(nil)),
+		"Cost":               reflect.ValueOf((*retrieval.Cost)(nil)),
 		"DecomposeConfig":    reflect.ValueOf((*retrieval.DecomposeConfig)(nil)),
 		"Decomposed":         reflect.ValueOf((*retrieval.Decomposed)(nil)),
 		"Decomposition":      reflect.ValueOf((*retrieval.Decomposition)(nil)),
@@ -105,6 +109,7 @@ func init() {
 		"Hit":                reflect.ValueOf((*retrieval.Hit)(nil)),
 		"Hybrid":             reflect.ValueOf((*retrieval.Hybrid)(nil)),
 		"Incremental":        reflect.ValueOf((*retrieval.Incremental)(nil)),
+		"IngestPlanner":      reflect.ValueOf((*retrieval.IngestPlanner)(nil)),
 		"Memory":             reflect.ValueOf((*retrieval.Memory)(nil)),
 		"Meter":              reflect.ValueOf((*retrieval.Meter)(nil)),
 		"Metered":            reflect.ValueOf((*retrieval.Metered)(nil)),
@@ -114,8 +119,10 @@ func init() {
 		"NaiveRAG":           reflect.ValueOf((*retrieval.NaiveRAG)(nil)),
 		"Oracle":             reflect.ValueOf((*retrieval.Oracle)(nil)),
 		"OracleStatements":   reflect.ValueOf((*retrieval.OracleStatements)(nil)),
+		"Plan":               reflect.ValueOf((*retrieval.Plan)(nil)),
 		"RRF":                reflect.ValueOf((*retrieval.RRF)(nil)),
 		"RetrievalScore":     reflect.ValueOf((*retrieval.RetrievalScore)(nil)),
+		"SearchPlanner":      reflect.ValueOf((*retrieval.SearchPlanner)(nil)),
 		"System":             reflect.ValueOf((*retrieval.System)(nil)),
 		"TimeAware":          reflect.ValueOf((*retrieval.TimeAware)(nil)),
 		"TimeAwareConfig":    reflect.ValueOf((*retrieval.TimeAwareConfig)(nil)),
@@ -129,12 +136,14 @@ func init() {
 		"VecStore":           reflect.ValueOf((*retrieval.VecStore)(nil)),
 
 		// interface wrapper definitions
-		"_Chatter":    reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Chatter)(nil)),
-		"_Concurrent": reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Concurrent)(nil)),
-		"_Memory":     reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Memory)(nil)),
-		"_Metered":    reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Metered)(nil)),
-		"_System":     reflect.ValueOf((*_github_com_memlab_memlab_retrieval_System)(nil)),
-		"_TimeRanged": reflect.ValueOf((*_github_com_memlab_memlab_retrieval_TimeRanged)(nil)),
+		"_Chatter":       reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Chatter)(nil)),
+		"_Concurrent":    reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Concurrent)(nil)),
+		"_IngestPlanner": reflect.ValueOf((*_github_com_memlab_memlab_retrieval_IngestPlanner)(nil)),
+		"_Memory":        reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Memory)(nil)),
+		"_Metered":       reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Metered)(nil)),
+		"_SearchPlanner": reflect.ValueOf((*_github_com_memlab_memlab_retrieval_SearchPlanner)(nil)),
+		"_System":        reflect.ValueOf((*_github_com_memlab_memlab_retrieval_System)(nil)),
+		"_TimeRanged":    reflect.ValueOf((*_github_com_memlab_memlab_retrieval_TimeRanged)(nil)),
 	}
 }
 
@@ -156,6 +165,16 @@ type _github_com_memlab_memlab_retrieval_Concurrent struct {
 
 func (W _github_com_memlab_memlab_retrieval_Concurrent) Concurrent() bool {
 	return W.WConcurrent()
+}
+
+// _github_com_memlab_memlab_retrieval_IngestPlanner is an interface wrapper for IngestPlanner type
+type _github_com_memlab_memlab_retrieval_IngestPlanner struct {
+	IValue      interface{}
+	WPlanIngest func(corpusID string, traces []datasets.Trace) retrieval.Cost
+}
+
+func (W _github_com_memlab_memlab_retrieval_IngestPlanner) PlanIngest(corpusID string, traces []datasets.Trace) retrieval.Cost {
+	return W.WPlanIngest(corpusID, traces)
 }
 
 // _github_com_memlab_memlab_retrieval_Memory is an interface wrapper for Memory type
@@ -188,6 +207,16 @@ type _github_com_memlab_memlab_retrieval_Metered struct {
 
 func (W _github_com_memlab_memlab_retrieval_Metered) Meter() retrieval.Meter {
 	return W.WMeter()
+}
+
+// _github_com_memlab_memlab_retrieval_SearchPlanner is an interface wrapper for SearchPlanner type
+type _github_com_memlab_memlab_retrieval_SearchPlanner struct {
+	IValue      interface{}
+	WPlanSearch func(q datasets.Question, k int) retrieval.Cost
+}
+
+func (W _github_com_memlab_memlab_retrieval_SearchPlanner) PlanSearch(q datasets.Question, k int) retrieval.Cost {
+	return W.WPlanSearch(q, k)
 }
 
 // _github_com_memlab_memlab_retrieval_System is an interface wrapper for System type

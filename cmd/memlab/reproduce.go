@@ -35,23 +35,23 @@ func fileSHA256(path string) (string, error) {
 	return hex.EncodeToString(h[:]), nil
 }
 
-// manifestFromStore opens the run store at path ("" = the default) after
+// manifestFromStore (which also returns the runs touched) opens the run store at path ("" = the default) after
 // a notebook ran and writes the manifest of the runs it touched since
 // start (see writeRunManifest). It writes nothing when the store does not
 // exist.
-func manifestFromStore(path string, start time.Time, nbPath string, params map[string]string, dir string) (string, error) {
+func manifestFromStore(path string, start time.Time, nbPath string, params map[string]string, dir string) (string, []*runs.Result, error) {
 	if path == "" {
 		var err error
 		if path, err = runs.DefaultStorePath(); err != nil {
-			return "", err
+			return "", nil, err
 		}
 	}
 	if _, err := os.Stat(path); err != nil {
-		return "", nil
+		return "", nil, nil
 	}
 	st, err := runs.OpenStore(path)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer st.Close()
 	return writeRunManifest(st, start, nbPath, params, dir)
@@ -60,13 +60,13 @@ func manifestFromStore(path string, start time.Time, nbPath string, params map[s
 // writeRunManifest writes the manifest of the runs a notebook touched in
 // the store since start (the runs it made or resumed) to dir. It writes
 // nothing without a store or when no run was touched.
-func writeRunManifest(st *runs.Store, since time.Time, nbPath string, params map[string]string, dir string) (string, error) {
+func writeRunManifest(st *runs.Store, since time.Time, nbPath string, params map[string]string, dir string) (string, []*runs.Result, error) {
 	if st == nil {
-		return "", nil
+		return "", nil, nil
 	}
 	infos, err := st.Runs()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	var results []*runs.Result
 	for _, ri := range infos {
@@ -75,33 +75,33 @@ func writeRunManifest(st *runs.Store, since time.Time, nbPath string, params map
 		}
 		recs, err := st.Records(ri.ID)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		results = append(results, &runs.Result{ID: ri.ID, Spec: ri.Spec, Label: ri.Label, Dataset: ri.Spec.Dataset,
 			Fingerprint: ri.Spec.Fingerprint, K: ri.Spec.K, Records: recs})
 	}
 	if len(results) == 0 {
-		return "", nil
+		return "", nil, nil
 	}
 	abs, err := filepath.Abs(nbPath)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	sum, err := fileSHA256(abs)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	m := runs.NewManifest(results, &runs.NotebookRef{Path: abs, SHA256: sum, Params: params})
 	path := filepath.Join(dir, manifestName(nbPath))
 	f, err := os.Create(path)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err := runs.WriteManifest(f, m); err != nil {
 		f.Close()
-		return "", err
+		return "", nil, err
 	}
-	return path, f.Close()
+	return path, results, f.Close()
 }
 
 // cmdReproduce is `memlab reproduce [-o DIR] MANIFEST`: it runs the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -46,7 +47,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.Var(params, "p", "override a variable of the parameters cell: name=value (repeatable)")
 	sf := addStoreFlags(fs)
 	isolate := addIsolateFlag(fs)
-	dry := fs.Bool("dry-run", false, "ask nothing: each run prints the calls and tokens it would spend per stage (retrieve, read, judge)")
+	dry := fs.Bool("dry-run", false, "ask nothing: each run prints the calls, tokens and cost it would spend per stage (ingest, retrieve, read, judge)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -99,10 +100,20 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	started := time.Now()
 	res, err := kernel.Run(ctx, nb, ropts)
 	if res != nil && res.Ipynb != "" && !*sf.noStore {
-		if p, merr := manifestFromStore(*sf.path, started, pos[0], params, filepath.Dir(res.Ipynb)); merr != nil {
+		p, touched, merr := manifestFromStore(*sf.path, started, pos[0], params, filepath.Dir(res.Ipynb))
+		if merr != nil {
 			fmt.Fprintf(stderr, "memlab run: manifest: %v\n", merr)
 		} else if p != "" {
 			fmt.Fprintf(stderr, "memlab run: wrote %s (memlab reproduce %s reruns and compares)\n", p, p)
+		}
+		var used []*runs.Result
+		for _, r := range touched {
+			if usedModels(r.Records) {
+				used = append(used, r)
+			}
+		}
+		if len(used) > 0 {
+			fmt.Fprintf(stderr, "\nmodel use per stage (records of the runs this notebook made or resumed):\n\n%s\n", runs.UsageTable(used).Markdown())
 		}
 	}
 	printUsage(stderr)
@@ -114,6 +125,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if *dry {
 		fmt.Fprintf(stdout, "\ndry run of %s: %d runs, nothing asked\n\n%s", pos[0], len(estimates), runs.EstimateTable(estimates).Markdown())
+		if res != nil && res.Ipynb != "" {
+			p := filepath.Join(filepath.Dir(res.Ipynb), strings.TrimSuffix(filepath.Base(pos[0]), ".go")+".estimate.json")
+			if werr := writeEstimates(p, estimates); werr != nil {
+				fmt.Fprintf(stderr, "memlab run: dry run: %v\n", werr)
+			} else {
+				fmt.Fprintf(stderr, "memlab run: wrote %s\n", p)
+			}
+		}
 		var ce *kernel.CellError
 		if errors.As(err, &ce) && len(estimates) > 0 {
 			// Later cells see runs without records; their errors are
@@ -128,4 +147,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 // addIsolateFlag adds -isolate, which runs the cells in a worker process.
 func addIsolateFlag(fs *flag.FlagSet) *bool {
 	return fs.Bool("isolate", true, "run the cells in a worker process, so that a cell crashing the interpreter (a panic in a goroutine) fails alone; false: in this process")
+}
+
+// writeEstimates writes a dry run's estimates as indented JSON to path.
+func writeEstimates(path string, es []*runs.Estimate) error {
+	b, err := json.MarshalIndent(es, "", "  ")
+	if err != nil {
+		return fmt.Errorf("estimates: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("estimates: %w", err)
+	}
+	return nil
 }

@@ -196,6 +196,9 @@ func runsShow(args []string, stdout io.Writer) error {
 		fmt.Fprintf(&b, "\nretrieval\n\n%s", runs.RetrievalTable(sums).Markdown())
 		fmt.Fprintf(&b, "\nanswers\n\n%s", runs.AnswerTable(sums).Markdown())
 		res := &runs.Result{System: ri.Spec.System, K: ri.Spec.K, Records: recs}
+		if ut := runs.UsageTable([]*runs.Result{res}); usedModels(recs) {
+			fmt.Fprintf(&b, "\nmodel use per stage\n\n%s", ut.Markdown())
+		}
 		if jt := runs.JudgeTable([]*runs.Result{res}); len(jt.Rows) > 0 {
 			fmt.Fprintf(&b, "\nLLM judges\n\n%s", jt.Markdown())
 		}
@@ -341,4 +344,14 @@ func runsExport(args []string, stdout io.Writer) error {
 	}
 	_, err = fmt.Fprintf(stdout, "wrote %d records of run %s (%s) to %s\n", len(recs), ri.ID, ri.Label, *out)
 	return err
+}
+
+// usedModels reports whether any record made or was served a model call.
+func usedModels(recs []runs.Record) bool {
+	for _, r := range recs {
+		if r.Usage.Total().Calls > 0 {
+			return true
+		}
+	}
+	return false
 }

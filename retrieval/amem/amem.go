@@ -311,7 +311,7 @@ func (m *Memory) add(ctx context.Context, c *corpus, t datasets.Trace) error {
 		return m.index(ctx, c, n)
 	}
 	// 1. note construction
-	reply, bad, err := m.call(ctx, notePrompt(t.Text), noteSchema, "note", false)
+	reply, bad, err := m.call(ctx, m.noteRequest(t.Text), false)
 	if err != nil {
 		return fmt.Errorf("note construction: %w", err)
 	}
@@ -338,7 +338,7 @@ func (m *Memory) add(ctx context.Context, c *corpus, t datasets.Trace) error {
 	// 3. evolution
 	evolved := false
 	if len(nbs) > 0 || m.cfg.EvolveEmptyStore {
-		reply, bad, err := m.call(ctx, evolvePrompt(n, nbs), evolveSchema, "evolve", false)
+		reply, bad, err := m.call(ctx, m.evolveRequest(n, nbs), false)
 		if err != nil {
 			return fmt.Errorf("evolution: %w", err)
 		}
@@ -464,15 +464,36 @@ func (m *Memory) invalidTrace(id string) {
 	m.stats.FailedTraces = append(m.stats.FailedTraces, id)
 }
 
-// call makes one chat call and meters it (query = true: at search time).
-// An answer the model layer rejected as not JSON is not an error: bad is
-// true and reply holds the rejection.
-func (m *Memory) call(ctx context.Context, prompt, schema, name string, query bool) (reply string, bad bool, err error) {
+// request is the chat request sending prompt, answered with JSON of schema
+// (named name) unless Config.NoJSONMode.
+func (m *Memory) request(prompt, schema, name string) llm.ChatRequest {
 	req := llm.ChatRequest{Role: m.cfg.Role, Model: m.cfg.Model, Messages: []llm.Message{{Role: "user", Content: prompt}},
 		Temperature: m.cfg.Temperature, MaxTokens: m.cfg.MaxTokens}
 	if !m.cfg.NoJSONMode {
 		req.ResponseFormat, req.JSONSchema, req.SchemaName = llm.FormatJSONSchema, schema, name
 	}
+	return req
+}
+
+// noteRequest is the note-construction request for a trace's text.
+func (m *Memory) noteRequest(content string) llm.ChatRequest {
+	return m.request(notePrompt(content), noteSchema, "note")
+}
+
+// evolveRequest is the evolution request for new note n and its neighbours.
+func (m *Memory) evolveRequest(n *note, nbs []*note) llm.ChatRequest {
+	return m.request(evolvePrompt(n, nbs), evolveSchema, "evolve")
+}
+
+// keywordsRequest is the query-keywords request for a question.
+func (m *Memory) keywordsRequest(question string) llm.ChatRequest {
+	return m.request(keywordsPrompt(question), keywordsSchema, "keywords")
+}
+
+// call makes one chat call and meters it (query = true: at search time).
+// An answer the model layer rejected as not JSON is not an error: bad is
+// true and reply holds the rejection.
+func (m *Memory) call(ctx context.Context, req llm.ChatRequest, query bool) (reply string, bad bool, err error) {
 	return retrieval.ChatMetered(ctx, m.chat, req, &m.meter, query)
 }
 
@@ -507,7 +528,7 @@ func (m *Memory) Search(ctx context.Context, q datasets.Question, k int) ([]retr
 	}
 	query := q.Text
 	if m.cfg.QueryKeywords {
-		reply, bad, err := m.call(ctx, keywordsPrompt(q.Text), keywordsSchema, "keywords", true)
+		reply, bad, err := m.call(ctx, m.keywordsRequest(q.Text), true)
 		if err != nil {
 			return nil, fmt.Errorf("amem: search %q: query keywords: %w", q.ID, err)
 		}

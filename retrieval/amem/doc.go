@@ -44,6 +44,24 @@
 // Meter with no tokens. A failed model or embedding call is an error of
 // Ingest (or Search).
 //
+// # Cost before the run
+//
+// PlanIngest and PlanSearch (retrieval.IngestPlanner, SearchPlanner) say
+// what a run will spend without calling a model or changing the memory.
+// Exact: the note-construction call of each trace with text, the embedding
+// of every note's index text, the query-keywords call of a search
+// (Config.QueryKeywords) and its one embedding (assuming the corpus holds
+// an admitted note by then). Counted, as a lower bound: an evolution call
+// per trace with text that will find an earlier note (or every such trace
+// with Config.EvolveEmptyStore), its prompt without the model's keywords
+// and context and with empty neighbour lines; the embedding of the content
+// compared with earlier notes. A planner only knows the notes the memory
+// holds and the batch's earlier traces (retrieval.PlanQuestions plans every
+// batch on a fresh memory), so a trace that finds none of them is counted
+// without neighbour search. Left out: re-embeddings and rebuilds triggered
+// by evolution answers. An ingest plan is Exact only when no trace has
+// text.
+//
 // # Search
 //
 // With Config.QueryKeywords (research) one chat call turns the question

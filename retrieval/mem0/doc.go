@@ -58,6 +58,18 @@
 // emitted before (CloneMem's "both kinds", memory-systems.md §8); memory
 // and chunk hits then share the k slots.
 //
+// # Cost before the run
+//
+// PlanIngest and PlanSearch (retrieval.IngestPlanner, SearchPlanner) say
+// what a run will spend without calling a model or changing the memory.
+// Exact: the fact-extraction call of each trace with text (the request
+// Ingest sends: prompt tokens and max_tokens), and the one question
+// embedding of a search (assuming the corpus holds records by then). A
+// lower bound, marked not Exact: the ingest as a whole, since the update
+// call of a trace (made only when facts were extracted, listing the
+// similar records found) and the embeddings of facts and records depend on
+// the extraction's answer; they are left out.
+//
 // Mem0's optional graph memory and the newer "v3" pipeline are not
 // ported.
 package mem0

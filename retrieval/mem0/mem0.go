@@ -271,8 +271,7 @@ func (m *Memory) add(ctx context.Context, c *corpus, t datasets.Trace) error {
 		return nil
 	}
 	// 1. fact extraction
-	sys := strings.Replace(extractSystem, "%DATE%", today(t, m.cfg.WallClockDate, m.now), 1)
-	reply, bad, err := m.call(ctx, []llm.Message{{Role: "system", Content: sys}, {Role: "user", Content: extractUser(t)}})
+	reply, bad, err := m.call(ctx, m.extractRequest(t))
 	if err != nil {
 		return fmt.Errorf("fact extraction: %w", err)
 	}
@@ -316,7 +315,7 @@ func (m *Memory) add(ctx context.Context, c *corpus, t datasets.Trace) error {
 		current[i] = promptMemory{ID: pid, Text: r.text}
 	}
 	// 4. update decision
-	reply, bad, err = m.call(ctx, []llm.Message{{Role: "user", Content: updatePrompt(current, facts)}})
+	reply, bad, err = m.call(ctx, m.updateRequest(current, facts))
 	if err != nil {
 		return fmt.Errorf("update decision: %w", err)
 	}
@@ -438,16 +437,32 @@ func (m *Memory) vectorOf(ctx context.Context, text string, factVec map[string][
 	return vs[0], nil
 }
 
-// call makes one ingest chat call and meters it. An answer the model layer
-// rejected as not JSON (llm.ErrBadOutput) is not an error: bad is true and
-// reply holds the rejection, for the caller to count.
-func (m *Memory) call(ctx context.Context, msgs []llm.Message) (reply string, bad bool, err error) {
+// request is the chat request of one ingest call sending msgs.
+func (m *Memory) request(msgs []llm.Message) llm.ChatRequest {
 	format := llm.FormatJSONObject
 	if m.cfg.NoJSONMode {
 		format = llm.FormatText
 	}
-	return retrieval.ChatMetered(ctx, m.chat, llm.ChatRequest{Role: m.cfg.Role, Model: m.cfg.Model, Messages: msgs,
-		Temperature: m.cfg.Temperature, TopP: m.cfg.TopP, MaxTokens: m.cfg.MaxTokens, ResponseFormat: format}, &m.meter, false)
+	return llm.ChatRequest{Role: m.cfg.Role, Model: m.cfg.Model, Messages: msgs,
+		Temperature: m.cfg.Temperature, TopP: m.cfg.TopP, MaxTokens: m.cfg.MaxTokens, ResponseFormat: format}
+}
+
+// extractRequest is the fact-extraction request for trace t (step 1).
+func (m *Memory) extractRequest(t datasets.Trace) llm.ChatRequest {
+	sys := strings.Replace(extractSystem, "%DATE%", today(t, m.cfg.WallClockDate, m.now), 1)
+	return m.request([]llm.Message{{Role: "system", Content: sys}, {Role: "user", Content: extractUser(t)}})
+}
+
+// updateRequest is the update-decision request (step 4).
+func (m *Memory) updateRequest(current []promptMemory, facts []string) llm.ChatRequest {
+	return m.request([]llm.Message{{Role: "user", Content: updatePrompt(current, facts)}})
+}
+
+// call makes one ingest chat call and meters it. An answer the model layer
+// rejected as not JSON (llm.ErrBadOutput) is not an error: bad is true and
+// reply holds the rejection, for the caller to count.
+func (m *Memory) call(ctx context.Context, req llm.ChatRequest) (reply string, bad bool, err error) {
+	return retrieval.ChatMetered(ctx, m.chat, req, &m.meter, false)
 }
 
 // embed embeds ingest texts and meters them.

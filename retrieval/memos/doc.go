@@ -37,6 +37,19 @@
 // 2k; the union is deduplicated by text, sorted by cosine (best over query
 // vectors) and cut at k. ResortByTime re-sorts the final list by time.
 //
+// # Cost before the run
+//
+// PlanIngest and PlanSearch (retrieval.IngestPlanner, SearchPlanner) say
+// what a run will spend without calling a model or changing the memory.
+// Fast mode is exact: no call, one embedding per window at ingest and one
+// per search (assuming the corpus holds an admitted node by then). Fine
+// mode: the window extraction calls are exact (the requests Ingest sends,
+// windows cut per batch as Ingest cuts them), but the number of nodes
+// embedded depends on the answers and is left out; a search counts the
+// goal call with its prompt lacking the pre-searched memories, and the
+// question's embedding only (the rephrased question and paraphrases are
+// left out). Both fine-mode plans are lower bounds, not Exact.
+//
 // The Meter counts model calls and tokens (ingest: one per window in fine
 // mode; query: one per question in fine mode) and embedded texts. Every
 // knob is in Config and in Name.

@@ -236,6 +236,37 @@ func windows(n, w, o int) [][2]int {
 	return out
 }
 
+// window is one window of a batch as Ingest stores or extracts it.
+type window struct {
+	text   string    // the messages, one "user: [time]: text" line each (Window 1: the trace's text)
+	ids    []string  // the traces' ids
+	latest time.Time // the latest trace time
+}
+
+// windows cuts a batch of traces into its windows and renders them.
+func (m *Memory) windows(traces []datasets.Trace) []window {
+	var out []window
+	for _, w := range windows(len(traces), m.cfg.Window, m.cfg.Overlap) {
+		win := traces[w[0]:w[1]]
+		var lines []string
+		ids := make([]string, len(win))
+		var latest time.Time
+		for i, tr := range win {
+			ids[i] = tr.ID
+			lines = append(lines, fmt.Sprintf("user: [%s]: %s", chatTime(tr.Time), tr.Text))
+			if tr.Time.After(latest) {
+				latest = tr.Time
+			}
+		}
+		text := strings.Join(lines, "\n")
+		if m.cfg.Window == 1 {
+			text = win[0].Text
+		}
+		out = append(out, window{text: text, ids: ids, latest: latest})
+	}
+	return out
+}
+
 // Ingest adds one batch of traces (one MemOS add call): cut into windows,
 // each window becomes memories (fine: extracted by the model; fast: the raw
 // window), which are embedded and stored in working memory and their scope.
@@ -251,39 +282,24 @@ func (m *Memory) Ingest(ctx context.Context, corpusID string, traces []datasets.
 		m.store[corpusID] = st
 	}
 	var items []*Item
-	for _, w := range windows(len(traces), m.cfg.Window, m.cfg.Overlap) {
+	for _, w := range m.windows(traces) {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("memos: ingest %s: %w", corpusID, err)
 		}
-		win := traces[w[0]:w[1]]
 		m.stats.Windows++
-		var lines []string
-		ids := make([]string, len(win))
-		var latest time.Time
-		for i, tr := range win {
-			ids[i] = tr.ID
-			lines = append(lines, fmt.Sprintf("user: [%s]: %s", chatTime(tr.Time), tr.Text))
-			if tr.Time.After(latest) {
-				latest = tr.Time
-			}
-		}
-		text := strings.Join(lines, "\n")
-		if m.cfg.Window == 1 {
-			text = win[0].Text
-		}
 		var got []*Item
 		if m.cfg.Mode == ModeFine {
 			var err error
-			if got, err = m.extract(ctx, text); err != nil {
-				return fmt.Errorf("memos: ingest %s window of traces %s..%s: %w", corpusID, ids[0], ids[len(ids)-1], err)
+			if got, err = m.extract(ctx, w.text); err != nil {
+				return fmt.Errorf("memos: ingest %s window of traces %s..%s: %w", corpusID, w.ids[0], w.ids[len(w.ids)-1], err)
 			}
 		}
 		if got == nil { // fast mode, or a failed extraction: the raw window
-			got = []*Item{{Memory: text, Tags: []string{"mode:fast"}, MemoryType: TypeUser}}
+			got = []*Item{{Memory: w.text, Tags: []string{"mode:fast"}, MemoryType: TypeUser}}
 		}
 		for _, it := range got {
-			it.TraceIDs = ids
-			it.Time = latest
+			it.TraceIDs = w.ids
+			it.Time = w.latest
 			items = append(items, it)
 		}
 	}
@@ -349,14 +365,19 @@ func outerJSON(s string) string {
 	return string(b)
 }
 
+// extractRequest is the MemReader request for one rendered window.
+func (m *Memory) extractRequest(window string) llm.ChatRequest {
+	return llm.ChatRequest{Role: llm.RoleExtractor, Model: m.cfg.Model, Temperature: 0,
+		ResponseFormat: llm.FormatJSONObject, Messages: []llm.Message{{Role: "user", Content: fmt.Sprintf(extractPrompt, window)}}}
+}
+
 // extract runs the MemReader call on one window. It returns nil items when
 // the answer is unusable (counted; the caller stores the raw window) and an
 // error only when ctx ended.
 func (m *Memory) extract(ctx context.Context, window string) ([]*Item, error) {
 	m.stats.ExtractCalls++
 	m.meter.IngestCalls++
-	resp, err := m.chat.Chat(ctx, llm.ChatRequest{Role: llm.RoleExtractor, Model: m.cfg.Model, Temperature: 0,
-		ResponseFormat: llm.FormatJSONObject, Messages: []llm.Message{{Role: "user", Content: fmt.Sprintf(extractPrompt, window)}}})
+	resp, err := m.chat.Chat(ctx, m.extractRequest(window))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -224,13 +224,19 @@ func (m *Memory) embed(ctx context.Context, texts []string) ([][]float32, error)
 	return v, nil
 }
 
+// goalRequest is the goal-parsing request: related lists the pre-searched
+// memories, one per line.
+func (m *Memory) goalRequest(related, question string) llm.ChatRequest {
+	return llm.ChatRequest{Role: llm.RoleExtractor, Model: m.cfg.Model, Temperature: 0,
+		ResponseFormat: llm.FormatJSONObject, Messages: []llm.Message{{Role: "user", Content: fmt.Sprintf(goalPrompt, related, question)}}}
+}
+
 // parseGoal runs the goal-parsing call; false means the answer was unusable
 // (counted; the fast goal is used).
 func (m *Memory) parseGoal(ctx context.Context, related, question string) (goal, bool, error) {
 	m.stats.GoalCalls++
 	m.meter.QueryCalls++
-	resp, err := m.chat.Chat(ctx, llm.ChatRequest{Role: llm.RoleExtractor, Model: m.cfg.Model, Temperature: 0,
-		ResponseFormat: llm.FormatJSONObject, Messages: []llm.Message{{Role: "user", Content: fmt.Sprintf(goalPrompt, related, question)}}})
+	resp, err := m.chat.Chat(ctx, m.goalRequest(related, question))
 	if err != nil {
 		if ctx.Err() != nil {
 			return goal{}, false, ctx.Err()

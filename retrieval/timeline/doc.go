@@ -86,6 +86,15 @@
 // Supported is false. Hits and Support are separate calls so that recall
 // is never reduced by marker hits.
 //
+// # Cost before the run
+//
+// PlanIngest and PlanSearch (retrieval.IngestPlanner, SearchPlanner) say
+// what a run will spend without calling a model or changing the memory.
+// Offline, nothing, exactly; search never calls a model. With the
+// extractor model: one call per trace (exact, with max_tokens 200), whose
+// prompt is counted without the topic's main words and the previous state
+// the model stated (known only at ingest): a lower bound, not Exact.
+//
 // All knobs are in Config and in Name. The memory works offline by
 // default; only the optional extractor uses a model (counted in Meter).
 package timeline

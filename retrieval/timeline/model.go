@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/llm"
 )
 
@@ -33,6 +34,18 @@ func outerJSON(s string) string {
 	return string(b)
 }
 
+// stateRequest is the extractor request at trace tr for the topic whose
+// main words are label, whose state before was before.
+func (m *Memory) stateRequest(label, before string, tr datasets.Trace) llm.ChatRequest {
+	when := "unknown"
+	if !tr.Time.IsZero() {
+		when = tr.Time.Format("2006-01-02 15:04")
+	}
+	return llm.ChatRequest{Role: llm.RoleExtractor, Model: m.cfg.ExtractorModel, Temperature: 0, MaxTokens: 200,
+		ResponseFormat: llm.FormatJSONObject,
+		Messages:       []llm.Message{{Role: "user", Content: fmt.Sprintf(statePrompt, label, before, when, tr.Text)}}}
+}
+
 // modelState asks the extractor for the topic state at trace doc. It
 // reports false when the answer could not be used (the caller then applies
 // the offline rule); only a cancelled context is an error.
@@ -42,13 +55,7 @@ func (m *Memory) modelState(ctx context.Context, c *corpus, tp *topic, prev, doc
 	if prev >= 0 && c.entries[prev].state != "" {
 		before = c.entries[prev].state
 	}
-	when := "unknown"
-	if !e.tr.Time.IsZero() {
-		when = e.tr.Time.Format("2006-01-02 15:04")
-	}
-	req := llm.ChatRequest{Role: llm.RoleExtractor, Model: m.cfg.ExtractorModel, Temperature: 0, MaxTokens: 200,
-		ResponseFormat: llm.FormatJSONObject,
-		Messages:       []llm.Message{{Role: "user", Content: fmt.Sprintf(statePrompt, tp.label(6), before, when, e.tr.Text)}}}
+	req := m.stateRequest(tp.label(6), before, e.tr)
 	m.stats.StateCalls++
 	m.meter.IngestCalls++
 	resp, err := m.chat.Chat(ctx, req)
