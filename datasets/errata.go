@@ -31,7 +31,9 @@ type Erratum struct {
 	// text).
 	Action, Field, Value string
 	Reason               string
-	// Line is the erratum's line in its file.
+	// File is the path of the file it was read from (ReadErrata) and Line
+	// its line there.
+	File string
 	Line int
 }
 
@@ -49,7 +51,7 @@ func ReadErrata(path string) ([]Erratum, string, error) {
 	r.FieldsPerRecord = 6
 	head, err := r.Read()
 	if err != nil {
-		return nil, "", fmt.Errorf("datasets: errata %s: header: %w", path, err)
+		return nil, "", fmt.Errorf("datasets: errata %s: header: %w", csvWhere(path, err), err)
 	}
 	want := []string{"corpus_id", "question_id", "action", "field", "value", "reason"}
 	for i, h := range want {
@@ -63,12 +65,12 @@ func ReadErrata(path string) ([]Erratum, string, error) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
-			return nil, "", fmt.Errorf("datasets: errata %s: %w", path, err)
+			return nil, "", fmt.Errorf("datasets: errata %s: %w", csvWhere(path, err), err)
 		}
+		line, _ := r.FieldPos(0)
 		e := Erratum{CorpusID: strings.TrimSpace(rec[0]), QuestionID: strings.TrimSpace(rec[1]), Action: strings.TrimSpace(rec[2]),
-			Field: strings.TrimSpace(rec[3]), Value: rec[4], Reason: strings.TrimSpace(rec[5]), Line: line}
+			Field: strings.TrimSpace(rec[3]), Value: rec[4], Reason: strings.TrimSpace(rec[5]), File: path, Line: line}
 		where := fmt.Sprintf("%s:%d", path, line)
 		switch {
 		case e.QuestionID == "":
@@ -89,12 +91,32 @@ func ReadErrata(path string) ([]Erratum, string, error) {
 	return out, filepath.Base(path) + " sha256:" + hex.EncodeToString(h[:8]), nil
 }
 
+// csvWhere is "path:line" for a CSV parse error that knows its line, else
+// path.
+func csvWhere(path string, err error) string {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) && pe.Line > 0 {
+		return fmt.Sprintf("%s:%d", path, pe.Line)
+	}
+	return path
+}
+
+// where names an erratum's place for errors: "FILE:LINE" when it was read
+// from a file, else "NAME line LINE".
+func (e Erratum) where(name string) string {
+	if e.File != "" {
+		return fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	return fmt.Sprintf("%s line %d", name, e.Line)
+}
+
 // ApplyErrata returns a copy of d with the errata applied (d is not
 // changed) and a log line per erratum ("excluded p1/q07: reason").
 // Dataset.Errata becomes name with the counts, so runs on the corrected
 // dataset are runs of their own. An erratum naming an unknown question,
 // or a question of several corpora without corpus_id, is an error naming
-// its line: nothing is applied silently or dropped.
+// its file and line ("FILE:LINE", or "NAME line LINE" for errata made in
+// code): nothing is applied silently or dropped.
 func ApplyErrata(d *Dataset, errata []Erratum, name string) (*Dataset, []string, error) {
 	out := *d
 	out.Questions = append([]Question(nil), d.Questions...)
@@ -110,10 +132,10 @@ func ApplyErrata(d *Dataset, errata []Erratum, name string) (*Dataset, []string,
 		}
 		switch len(idx) {
 		case 0:
-			return nil, nil, fmt.Errorf("datasets: errata %s line %d: no question %q (corpus %q) in %s", name, e.Line, e.QuestionID, e.CorpusID, d.Name)
+			return nil, nil, fmt.Errorf("datasets: errata %s: no question %q (corpus %q) in %s", e.where(name), e.QuestionID, e.CorpusID, d.Name)
 		case 1:
 		default:
-			return nil, nil, fmt.Errorf("datasets: errata %s line %d: question %q is in %d corpora: give its corpus_id", name, e.Line, e.QuestionID, len(idx))
+			return nil, nil, fmt.Errorf("datasets: errata %s: question %q is in %d corpora: give its corpus_id", e.where(name), e.QuestionID, len(idx))
 		}
 		i := idx[0]
 		q := &out.Questions[i]
@@ -136,7 +158,7 @@ func ApplyErrata(d *Dataset, errata []Erratum, name string) (*Dataset, []string,
 		case "asked_at":
 			t, err := time.Parse(time.RFC3339, strings.TrimSpace(e.Value))
 			if err != nil {
-				return nil, nil, fmt.Errorf("datasets: errata %s line %d: asked_at %q: %w", name, e.Line, e.Value, err)
+				return nil, nil, fmt.Errorf("datasets: errata %s: asked_at %q: %w", e.where(name), e.Value, err)
 			}
 			q.AskedAt = t
 		}
@@ -152,4 +174,20 @@ func ApplyErrata(d *Dataset, errata []Erratum, name string) (*Dataset, []string,
 	out.Questions = kept
 	out.Errata = fmt.Sprintf("%s (%d excluded, %d patched)", name, len(drop), patched)
 	return &out, log, nil
+}
+
+// WithErrata returns d with the errata of the CSV file at path applied
+// (ReadErrata, then ApplyErrata) and the log of what was changed; path ""
+// returns d itself and no log. It is the notebooks' errata parameter:
+//
+//	ds, fixes, err = datasets.WithErrata(ds, errata)
+func WithErrata(d *Dataset, path string) (*Dataset, []string, error) {
+	if path == "" {
+		return d, nil, nil
+	}
+	errata, name, err := ReadErrata(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ApplyErrata(d, errata, name)
 }

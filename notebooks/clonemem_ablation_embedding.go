@@ -15,6 +15,7 @@
 
 // %% [parameters]
 data := ""                   // dataset path; "" = bundled sample
+errata := ""                 // errata CSV applied to the dataset (datasets.ReadErrata); "" = none
 k := 10                      // retrieval depth given to the reader
 embedders := "bm25,hashed,lsa" // embedder axis; "model" (the embedder role) is added when an endpoint is configured
 backbones := "extractive"    // backbone axis; "model" (the backbone role) is added when an endpoint is configured
@@ -43,6 +44,14 @@ var err error
 ds, err = datasets.Open(data)
 if err != nil {
 	panic(err)
+}
+var fixes []string // what the errata changed, one line each
+ds, fixes, err = datasets.WithErrata(ds, errata)
+if err != nil {
+	panic(err)
+}
+for _, f := range fixes {
+	fmt.Println(f)
 }
 ctx := context.Background()
 fmt.Printf("dataset %s (%s): %d questions, %d traces\n", ds.Name, ds.Format, len(ds.Questions), datasets.ComputeStats(ds).Traces)

@@ -19,6 +19,7 @@
 
 // %% [parameters]
 data := ""                         // dataset path; "" = bundled sample
+errata := ""                       // errata CSV applied to the dataset (datasets.ReadErrata); "" = none
 k := 10                            // retrieval depth
 scorer := "bm25"                   // bm25, dense or hybrid (dense/hybrid use the offline LSA embedder, or the model's with an endpoint)
 expansions := "summary,keywords,facts" // extraction kinds indexed
@@ -47,6 +48,14 @@ var err error
 ds, err = datasets.Open(data)
 if err != nil {
 	panic(err)
+}
+var fixes []string // what the errata changed, one line each
+ds, fixes, err = datasets.WithErrata(ds, errata)
+if err != nil {
+	panic(err)
+}
+for _, f := range fixes {
+	fmt.Println(f)
 }
 ctx := context.Background()
 fmt.Printf("dataset %s (%s): %d questions, %d traces\n", ds.Name, ds.Format, len(ds.Questions), datasets.ComputeStats(ds).Traces)

@@ -15,6 +15,7 @@
 
 // %% [parameters]
 data := ""        // dataset path; "" = bundled sample
+errata := ""      // errata CSV applied to the dataset (datasets.ReadErrata); "" = none
 k := 10           // retrieval depth
 seed := 1         // seed of the bootstrap intervals and permutation tests
 resamples := 2000 // bootstrap resamples and Monte Carlo permutations
@@ -42,6 +43,14 @@ var err error
 ds, err = datasets.Open(data)
 if err != nil {
 	panic(err)
+}
+var fixes []string // what the errata changed, one line each
+ds, fixes, err = datasets.WithErrata(ds, errata)
+if err != nil {
+	panic(err)
+}
+for _, f := range fixes {
+	fmt.Println(f)
 }
 ctx := context.Background()
 fmt.Printf("dataset %s (%s): %d questions, %d traces\n", ds.Name, ds.Format, len(ds.Questions), datasets.ComputeStats(ds).Traces)

@@ -19,6 +19,7 @@
 
 // %% [parameters]
 data := ""       // dataset path (CloneMem file/dir or KnowMe-Bench dir); "" = bundled sample
+errata := ""     // errata CSV applied to the dataset (datasets.ReadErrata); "" = none
 klist := "5,10,20" // retrieval depths
 seed := 1        // seed of the bootstrap intervals and permutation tests
 resamples := 2000 // bootstrap resamples and Monte Carlo permutations
@@ -62,6 +63,14 @@ var err error
 ds, err = datasets.Open(data)
 if err != nil {
 	panic(err)
+}
+var fixes []string // what the errata changed, one line each
+ds, fixes, err = datasets.WithErrata(ds, errata)
+if err != nil {
+	panic(err)
+}
+for _, f := range fixes {
+	fmt.Println(f)
 }
 ctx := context.Background()
 ks := parseKs(klist)

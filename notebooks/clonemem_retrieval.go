@@ -19,6 +19,7 @@
 
 // %% [parameters]
 data := ""                          // dataset path (CloneMem file/dir or KnowMe-Bench dir); "" = bundled sample
+errata := ""                        // errata CSV applied to the dataset (datasets.ReadErrata); "" = none
 klist := "10,20"                    // retrieval depths (the paper's Table 3 uses 10 and 20)
 embedders := "bm25,hashed,lsa,model" // Flat scorers; "model" = the embedder role, when an endpoint is configured
 seed := 1                           // seed of the bootstrap intervals and permutation tests
@@ -62,6 +63,14 @@ var err error
 ds, err = datasets.Open(data)
 if err != nil {
 	panic(err)
+}
+var fixes []string // what the errata changed, one line each
+ds, fixes, err = datasets.WithErrata(ds, errata)
+if err != nil {
+	panic(err)
+}
+for _, f := range fixes {
+	fmt.Println(f)
 }
 ctx := context.Background()
 ks := parseKs(klist)

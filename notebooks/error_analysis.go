@@ -21,6 +21,7 @@
 
 // %% [parameters]
 data := ""           // dataset path; "" = bundled sample
+errata := ""         // errata CSV applied to the dataset (datasets.ReadErrata); "" = none
 system := "timeline" // timeline or flat-bm25
 k := 10              // retrieval depth
 lowRecall := 0.5     // a trajectory question below this Recall-Flat is a failure
@@ -52,6 +53,14 @@ var err error
 ds, err = datasets.Open(data)
 if err != nil {
 	panic(err)
+}
+var fixes []string // what the errata changed, one line each
+ds, fixes, err = datasets.WithErrata(ds, errata)
+if err != nil {
+	panic(err)
+}
+for _, f := range fixes {
+	fmt.Println(f)
 }
 ctx := context.Background()
 fmt.Printf("dataset %s (%s): %d questions, %d traces\n", ds.Name, ds.Format, len(ds.Questions), datasets.ComputeStats(ds).Traces)

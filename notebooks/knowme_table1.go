@@ -27,6 +27,7 @@
 
 // %% [parameters]
 data := ""                                                    // dataset path(s), comma-separated; "" = bundled sample (KnowMe: ../shared/datasets/knowmebench/dataset1)
+errata := ""                                                  // errata CSV (datasets.ReadErrata), one per data path, comma-separated; "" = none
 rubric := "../shared/datasets/knowmebench/evaluate prompt.md" // official rubric file; "" = memlab's own
 k := 50                                                       // retrieval depth (KnowMe's Naive RAG uses 50)
 limit := 0                                                    // questions per task (0 = all)
@@ -72,12 +73,21 @@ if withModel {
 	chatter = chat
 }
 
-func load(path string) *datasets.Dataset {
+// load opens a dataset, applies the errata file fix ("" = none) and keeps limit questions per task.
+func load(path, fix string) *datasets.Dataset {
 	var d *datasets.Dataset
 	var err error
 	d, err = datasets.Open(path)
 	if err != nil {
 		panic(err)
+	}
+	var fixes []string
+	d, fixes, err = datasets.WithErrata(d, fix)
+	if err != nil {
+		panic(err)
+	}
+	for _, f := range fixes {
+		fmt.Println(f)
 	}
 	if limit > 0 {
 		perTask := map[string]int{}
@@ -92,9 +102,21 @@ func load(path string) *datasets.Dataset {
 	}
 	return d
 }
+paths := strings.Split(data, ",")
+var fixFiles []string
+if errata != "" {
+	fixFiles = strings.Split(errata, ",")
+	if len(fixFiles) != len(paths) {
+		panic(fmt.Sprintf("errata: %d files for %d data paths: give one per path, an empty entry for none", len(fixFiles), len(paths)))
+	}
+}
 var dsets []*datasets.Dataset
-for _, p := range strings.Split(data, ",") {
-	d := load(strings.TrimSpace(p))
+for i, p := range paths {
+	fix := ""
+	if fixFiles != nil {
+		fix = strings.TrimSpace(fixFiles[i])
+	}
+	d := load(strings.TrimSpace(p), fix)
 	fmt.Printf("%s (%s): %d questions, %d traces\n", d.Name, d.Format, len(d.Questions), datasets.ComputeStats(d).Traces)
 	dsets = append(dsets, d)
 }

@@ -16,9 +16,10 @@
 // **offline proxies** (token F1, ROUGE-L, evidence coverage), not LLM-judged metrics.
 
 // %% [parameters]
-data := "" // dataset path (CloneMem file/dir or KnowMe-Bench dir); "" = bundled sample
-k1 := 1.5  // BM25 term saturation
-b := 0.75  // BM25 length normalisation
+data := ""   // dataset path (CloneMem file/dir or KnowMe-Bench dir); "" = bundled sample
+errata := "" // errata CSV applied to the dataset (datasets.ReadErrata); "" = none
+k1 := 1.5    // BM25 term saturation
+b := 0.75    // BM25 length normalisation
 
 // %%
 import (
@@ -38,6 +39,21 @@ var err error
 ds, err = datasets.Open(data)
 if err != nil {
 	panic(err)
+}
+// raw is the dataset as published, ds the one the notebook runs on: raw with the errata
+// applied (raw itself when errata = "").
+var raw *datasets.Dataset
+var fixes []string // what the errata changed, one line each
+raw = ds
+ds, fixes, err = datasets.WithErrata(raw, errata)
+if err != nil {
+	panic(err)
+}
+for _, f := range fixes {
+	fmt.Println(f)
+}
+if ds.Errata != "" {
+	fmt.Println("errata", ds.Errata)
 }
 st := datasets.ComputeStats(ds)
 fmt.Printf("dataset %s (%s): %d corpora, %d traces, %d questions, %d with gold evidence, %d defects in the validation report\n",
@@ -138,3 +154,28 @@ if err != nil {
 	panic(err)
 }
 display.Markdown(cmp.Table.Markdown() + "\n" + cmp.Note)
+
+// %% [markdown]
+// ## Raw and corrected scores (with errata only)
+//
+// With an errata file (`-p errata=FILE.csv`), each system is run again at k = 10 on the dataset
+// as published, and its scores are set beside those on the corrected dataset: the mean and n of
+// each metric before and after, their difference, and what the errata excluded and patched.
+// Without errata this cell prints nothing.
+
+// %%
+if errata != "" {
+	for _, cor := range at10 {
+		var sys retrieval.System
+		for _, s := range systems {
+			if s.Name() == cor.System {
+				sys = s
+			}
+		}
+		rawRes, rerr := runs.Evaluate(context.Background(), raw, runs.Config{System: sys, Reader: reader, K: 10})
+		if rerr != nil {
+			panic(rerr)
+		}
+		display.Markdown("### " + cor.System + " k=10: raw and corrected\n\n" + runs.ErrataTable(rawRes, cor).Markdown())
+	}
+}

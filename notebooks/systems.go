@@ -12,6 +12,7 @@
 
 // %% [parameters]
 data := "" // dataset path; "" = the bundled sample
+errata := "" // errata CSV applied to the dataset (datasets.ReadErrata); "" = none
 k := 10    // retrieval depth
 
 // %%
@@ -38,6 +39,14 @@ var err error
 ds, err = datasets.Open(data)
 if err != nil {
 	panic(err)
+}
+var fixes []string // what the errata changed, one line each
+ds, fixes, err = datasets.WithErrata(ds, errata)
+if err != nil {
+	panic(err)
+}
+for _, f := range fixes {
+	fmt.Println(f)
 }
 ctx := context.Background()
 fmt.Printf("dataset %s: %d traces, %d questions\n", ds.Name, datasets.ComputeStats(ds).Traces, len(ds.Questions))

@@ -46,6 +46,7 @@ func init() {
 		"Sample":                reflect.ValueOf(datasets.Sample),
 		"SampleFS":              reflect.ValueOf(datasets.SampleFS),
 		"SampleSource":          reflect.ValueOf(constant.MakeFromLiteral("\"embedded:sample\"", token.STRING, 0)),
+		"WithErrata":            reflect.ValueOf(datasets.WithErrata),
 		"WriteStats":            reflect.ValueOf(datasets.WriteStats),
 		"WriteValidation":       reflect.ValueOf(datasets.WriteValidation),
 

@@ -46,6 +46,7 @@ func init() {
 		"DisagreementTable":        reflect.ValueOf(runs.DisagreementTable),
 		"ErrNoRun":                 reflect.ValueOf(&runs.ErrNoRun).Elem(),
 		"ErrRunBusy":               reflect.ValueOf(&runs.ErrRunBusy).Elem(),
+		"ErrataTable":              reflect.ValueOf(runs.ErrataTable),
 		"EstimateRun":              reflect.ValueOf(runs.EstimateRun),
 		"EstimateTable":            reflect.ValueOf(runs.EstimateTable),
 		"Evaluate":                 reflect.ValueOf(runs.Evaluate),
@@ -110,8 +111,10 @@ func init() {
 		"StoreSchemaVersion":       reflect.ValueOf(constant.MakeFromLiteral("2", token.INT, 0)),
 		"Summarize":                reflect.ValueOf(runs.Summarize),
 		"UnmarshalRecord":          reflect.ValueOf(runs.UnmarshalRecord),
+		"UsageTable":               reflect.ValueOf(runs.UsageTable),
 		"Verdicts":                 reflect.ValueOf(runs.Verdicts),
 		"WriteCSV":                 reflect.ValueOf(runs.WriteCSV),
+		"WriteCalibrationCSV":      reflect.ValueOf(runs.WriteCalibrationCSV),
 		"WriteCloneMem":            reflect.ValueOf(runs.WriteCloneMem),
 		"WriteCloneMemCorpus":      reflect.ValueOf(runs.WriteCloneMemCorpus),
 		"WriteCloneMemDir":         reflect.ValueOf(runs.WriteCloneMemDir),
@@ -136,6 +139,7 @@ func init() {
 		"Estimate":             reflect.ValueOf((*runs.Estimate)(nil)),
 		"Flip":                 reflect.ValueOf((*runs.Flip)(nil)),
 		"Judge":                reflect.ValueOf((*runs.Judge)(nil)),
+		"JudgePlanner":         reflect.ValueOf((*runs.JudgePlanner)(nil)),
 		"KindScore":            reflect.ValueOf((*runs.KindScore)(nil)),
 		"KnowMeItem":           reflect.ValueOf((*runs.KnowMeItem)(nil)),
 		"KnowMeScore":          reflect.ValueOf((*runs.KnowMeScore)(nil)),
@@ -150,6 +154,7 @@ func init() {
 		"Mean":                 reflect.ValueOf((*runs.Mean)(nil)),
 		"MetricDiff":           reflect.ValueOf((*runs.MetricDiff)(nil)),
 		"MetricMatrix":         reflect.ValueOf((*runs.MetricMatrix)(nil)),
+		"NamedStage":           reflect.ValueOf((*runs.NamedStage)(nil)),
 		"NotebookRef":          reflect.ValueOf((*runs.NotebookRef)(nil)),
 		"Options":              reflect.ValueOf((*runs.Options)(nil)),
 		"Progress":             reflect.ValueOf((*runs.Progress)(nil)),
@@ -170,6 +175,7 @@ func init() {
 
 		// interface wrapper definitions
 		"_Judge":          reflect.ValueOf((*_github_com_memlab_memlab_runs_Judge)(nil)),
+		"_JudgePlanner":   reflect.ValueOf((*_github_com_memlab_memlab_runs_JudgePlanner)(nil)),
 		"_Progress":       reflect.ValueOf((*_github_com_memlab_memlab_runs_Progress)(nil)),
 		"_RequestPlanner": reflect.ValueOf((*_github_com_memlab_memlab_runs_RequestPlanner)(nil)),
 		"_Versioned":      reflect.ValueOf((*_github_com_memlab_memlab_runs_Versioned)(nil)),
@@ -188,6 +194,20 @@ func (W _github_com_memlab_memlab_runs_Judge) Judge(ctx context.Context, q datas
 }
 func (W _github_com_memlab_memlab_runs_Judge) Name() string {
 	return W.WName()
+}
+
+// _github_com_memlab_memlab_runs_JudgePlanner is an interface wrapper for JudgePlanner type
+type _github_com_memlab_memlab_runs_JudgePlanner struct {
+	IValue       interface{}
+	WMaxAttempts func() int
+	WRequests    func(q datasets.Question, answer string, retrieved []string) []llm.ChatRequest
+}
+
+func (W _github_com_memlab_memlab_runs_JudgePlanner) MaxAttempts() int {
+	return W.WMaxAttempts()
+}
+func (W _github_com_memlab_memlab_runs_JudgePlanner) Requests(q datasets.Question, answer string, retrieved []string) []llm.ChatRequest {
+	return W.WRequests(q, answer, retrieved)
 }
 
 // _github_com_memlab_memlab_runs_Progress is an interface wrapper for Progress type

@@ -9,10 +9,10 @@ import (
 	"github.com/memlab/memlab/datasets"
 )
 
-// cmdDatasets is `memlab datasets validate|stats ...`.
+// cmdDatasets is `memlab datasets validate|stats|errata ...`.
 func cmdDatasets(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
-		return usagef("datasets needs a subcommand: validate or stats")
+		return usagef("datasets needs a subcommand: validate or stats, or errata to apply an errata file")
 	}
 	switch args[0] {
 	case "validate":
@@ -45,8 +45,10 @@ func cmdDatasets(args []string, stdout io.Writer) error {
 			return err
 		}
 		return datasets.WriteStats(stdout, d)
+	case "errata":
+		return cmdDatasetsErrata(args[1:], stdout)
 	default:
-		return usagef("unknown datasets subcommand %q (want validate or stats)", args[0])
+		return usagef("unknown datasets subcommand %q (want validate, stats or errata)", args[0])
 	}
 }
 

@@ -6,11 +6,13 @@
 //	memlab sweep [-o DIR] -p name=v1,v2... [-store FILE | -no-store] [-quiet] NOTEBOOK.go
 //	memlab datasets validate [-strict] [-max N] PATH
 //	memlab datasets stats PATH
+//	memlab datasets errata PATH ERRATA.csv
 //	memlab runs list [-store PATH]
 //	memlab runs show [-store PATH] RUN
 //	memlab runs diff [-store PATH] [-max N] RUN_A RUN_B
 //	memlab runs export [-store PATH] [-format csv|jsonl] [-o FILE] RUN
 //	memlab rejudge [-store FILE] -data PATH -name NAME [-kind knowme|clonemem] [-model M] [-rubric FILE] RUN
+//	memlab calibrate -data PATH [-per-task N] [-seed S] [-write FILE.csv] [-human FILE.csv] [-kind knowme|clonemem] [-model M] [-rubric FILE] [-threshold T] [-workers N]
 //	memlab reproduce [-o DIR] MANIFEST
 //	memlab kernel [-store FILE | -no-store] [-quiet] [-isolate=false] CONNECTION_FILE
 //	memlab install [--user | --prefix P] [--name N]
@@ -33,7 +35,14 @@
 // worker process (this binary re-executed, see package kernel/worker), so
 // that a cell crashing the interpreter (a panic in a goroutine it started)
 // fails as that cell's error and the outputs are still written;
-// -isolate=false runs them in the memlab process itself.
+// -isolate=false runs them in the memlab process itself. -dry-run asks
+// nothing (every model call is refused, cache hits included): each run
+// the notebook makes estimates what it would spend per stage (ingest,
+// retrieve, read, judge: calls, prompt tokens, completion bound, texts
+// embedded, and the cost when the config prices the model; exact, a range
+// or a lower bound, see runs.EstimateRun), the table is printed at the end
+// and written to NOTEBOOK.estimate.json. After a real run that called
+// models, what each stage spent is printed from the runs' records.
 //
 // sweep runs a notebook once per point of the grid of its -p axes (each a
 // parameter of the notebook with comma-separated values), writing each
@@ -47,7 +56,11 @@
 // It exits 0 when the dataset loads, even with defects, unless -strict is
 // given; it exits 1 when the dataset cannot be loaded. datasets stats prints
 // counts by task, type, dimension and medium, the time span and a token
-// estimate. PATH "sample" names the bundled sample.
+// estimate. datasets errata applies an errata file (CSV
+// corpus_id,question_id,action,field,value,reason, see datasets.ReadErrata)
+// to the dataset and prints what each erratum excluded or patched and the
+// counts; a bad file or an erratum naming no question exits 1 with the
+// error naming FILE:LINE. PATH "sample" names the bundled sample.
 //
 // runs reads the run store ($MEMLAB_RUNS, else runs.db beside the model
 // call cache; -store PATH names another), where every run keeps its spec
@@ -74,6 +87,23 @@
 // role's endpoint, or -model), adding its verdicts under -name beside the
 // old ones, without answering again, and prints how the judges agree
 // (Cohen's and quadratic-weighted kappa).
+//
+// calibrate measures a judge against answers whose label is known: it
+// builds the dataset's calibration set offline (runs.CalibrationSet: per
+// question with a reference answer, a paraphrase labelled right and
+// perturbations labelled wrong: another name, another number, a vague
+// non-answer, a commitment where the truth is unknown; -per-task N
+// questions per task, 0 = all; -seed S), asks the judge role's model (or
+// -model; -kind and -rubric as for rejudge) about each, and prints per
+// set a markdown table: sensitivity (wrong answers caught), specificity
+// (right answers kept), Cohen's kappa and the accuracy per kind. A score
+// at or above -threshold of the judge's scale (default 0.5) counts as
+// "right"; failed verdicts are counted as failed, never scored. -human
+// FILE.csv (corpus_id,question_id,answer,label with label right or wrong)
+// calibrates on a person's labels too. -write FILE.csv writes the
+// generated set in that format, labels filled in, for a person to relabel,
+// and calls no model. Without -write it needs an endpoint: with none it
+// fails and says so.
 //
 // run writes NOTEBOOK.manifest.json beside its outputs when runs were kept
 // in the store: every run's spec, means and records. reproduce reruns the
@@ -116,11 +146,14 @@ const usage = `usage:
   memlab sweep [-o DIR] -p name=v1,v2... [-store FILE | -no-store] [-quiet] NOTEBOOK.go
   memlab datasets validate [-strict] [-max N] PATH
   memlab datasets stats PATH
+  memlab datasets errata PATH ERRATA.csv
   memlab runs list [-store PATH]
   memlab runs show [-store PATH] RUN
   memlab runs diff [-store PATH] [-max N] RUN_A RUN_B
   memlab runs export [-store PATH] [-format csv|jsonl] [-o FILE] RUN
   memlab rejudge [-store FILE] -data PATH -name NAME [-kind knowme|clonemem] [-model M] [-rubric FILE] RUN
+  memlab calibrate -data PATH [-per-task N] [-seed S] [-write FILE.csv] [-human FILE.csv] [-kind knowme|clonemem]
+                   [-model M] [-rubric FILE] [-threshold T] [-workers N]
   memlab reproduce [-o DIR] MANIFEST
   memlab kernel [-store FILE | -no-store] [-quiet] [-isolate=false] CONNECTION_FILE
   memlab install [--user | --prefix P] [--name N]
@@ -166,6 +199,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		}
 	case "rejudge":
 		err = cmdRejudge(rest, stdout, stderr)
+	case "calibrate":
+		err = cmdCalibrate(rest, stdout, stderr)
 	case "reproduce":
 		err = cmdReproduce(rest, stdout, stderr)
 	case "kernel":
