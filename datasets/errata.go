@@ -191,3 +191,25 @@ func WithErrata(d *Dataset, path string) (*Dataset, []string, error) {
 	}
 	return ApplyErrata(d, errata, name)
 }
+
+// OpenWithErrata opens a dataset as Open does and applies the errata of
+// the CSV file at errata ("" = none) as WithErrata does, writing each
+// change to log, one line each, so a notebook says what it corrected:
+//
+//	ds, err = datasets.OpenWithErrata(data, errata, os.Stdout)
+func OpenWithErrata(path, errata string, log io.Writer) (*Dataset, error) {
+	d, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	d, fixes, err := WithErrata(d, errata)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fixes {
+		if _, err := fmt.Fprintln(log, f); err != nil {
+			return nil, fmt.Errorf("datasets: errata log: %w", err)
+		}
+	}
+	return d, nil
+}

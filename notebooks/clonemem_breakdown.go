@@ -24,6 +24,7 @@ resamples := 2000 // bootstrap resamples and Monte Carlo permutations
 import (
 	"context"
 	"fmt"
+	"os"
 	"math"
 	"strings"
 
@@ -40,17 +41,9 @@ import (
 
 var ds *datasets.Dataset
 var err error
-ds, err = datasets.Open(data)
+ds, err = datasets.OpenWithErrata(data, errata, os.Stdout) // prints what the errata change
 if err != nil {
 	panic(err)
-}
-var fixes []string // what the errata changed, one line each
-ds, fixes, err = datasets.WithErrata(ds, errata)
-if err != nil {
-	panic(err)
-}
-for _, f := range fixes {
-	fmt.Println(f)
 }
 ctx := context.Background()
 fmt.Printf("dataset %s (%s): %d questions, %d traces\n", ds.Name, ds.Format, len(ds.Questions), datasets.ComputeStats(ds).Traces)

@@ -28,6 +28,7 @@ resamples := 2000 // bootstrap resamples and Monte Carlo permutations
 import (
 	"context"
 	"fmt"
+	"os"
 	"math"
 	"strconv"
 	"strings"
@@ -60,17 +61,9 @@ func parseKs(s string) []int {
 
 var ds *datasets.Dataset
 var err error
-ds, err = datasets.Open(data)
+ds, err = datasets.OpenWithErrata(data, errata, os.Stdout) // prints what the errata change
 if err != nil {
 	panic(err)
-}
-var fixes []string // what the errata changed, one line each
-ds, fixes, err = datasets.WithErrata(ds, errata)
-if err != nil {
-	panic(err)
-}
-for _, f := range fixes {
-	fmt.Println(f)
 }
 ctx := context.Background()
 ks := parseKs(klist)

@@ -33,6 +33,7 @@ disagree := 2.0      // judge scores this far apart (0-3 scale) are a disagreeme
 import (
 	"context"
 	"fmt"
+	"os"
 	"math"
 	"sort"
 	"strings"
@@ -50,17 +51,9 @@ import (
 
 var ds *datasets.Dataset
 var err error
-ds, err = datasets.Open(data)
+ds, err = datasets.OpenWithErrata(data, errata, os.Stdout) // prints what the errata change
 if err != nil {
 	panic(err)
-}
-var fixes []string // what the errata changed, one line each
-ds, fixes, err = datasets.WithErrata(ds, errata)
-if err != nil {
-	panic(err)
-}
-for _, f := range fixes {
-	fmt.Println(f)
 }
 ctx := context.Background()
 fmt.Printf("dataset %s (%s): %d questions, %d traces\n", ds.Name, ds.Format, len(ds.Questions), datasets.ComputeStats(ds).Traces)

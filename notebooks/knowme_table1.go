@@ -77,17 +77,9 @@ if withModel {
 func load(path, fix string) *datasets.Dataset {
 	var d *datasets.Dataset
 	var err error
-	d, err = datasets.Open(path)
+	d, err = datasets.OpenWithErrata(path, fix, os.Stdout)
 	if err != nil {
 		panic(err)
-	}
-	var fixes []string
-	d, fixes, err = datasets.WithErrata(d, fix)
-	if err != nil {
-		panic(err)
-	}
-	for _, f := range fixes {
-		fmt.Println(f)
 	}
 	if limit > 0 {
 		perTask := map[string]int{}

@@ -19,6 +19,7 @@ k := 10    // retrieval depth
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/memlab/memlab/datasets"
@@ -36,17 +37,9 @@ import (
 
 var ds *datasets.Dataset
 var err error
-ds, err = datasets.Open(data)
+ds, err = datasets.OpenWithErrata(data, errata, os.Stdout) // prints what the errata change
 if err != nil {
 	panic(err)
-}
-var fixes []string // what the errata changed, one line each
-ds, fixes, err = datasets.WithErrata(ds, errata)
-if err != nil {
-	panic(err)
-}
-for _, f := range fixes {
-	fmt.Println(f)
 }
 ctx := context.Background()
 fmt.Printf("dataset %s: %d traces, %d questions\n", ds.Name, datasets.ComputeStats(ds).Traces, len(ds.Questions))

@@ -41,6 +41,7 @@ func init() {
 		"LoadKnowMe":            reflect.ValueOf(datasets.LoadKnowMe),
 		"MediumStream":          reflect.ValueOf(constant.MakeFromLiteral("\"stream\"", token.STRING, 0)),
 		"Open":                  reflect.ValueOf(datasets.Open),
+		"OpenWithErrata":        reflect.ValueOf(datasets.OpenWithErrata),
 		"ParseTime":             reflect.ValueOf(datasets.ParseTime),
 		"ReadErrata":            reflect.ValueOf(datasets.ReadErrata),
 		"Sample":                reflect.ValueOf(datasets.Sample),

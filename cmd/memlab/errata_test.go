@@ -153,7 +153,7 @@ func TestQuickstartWithoutErrataPrintsNothingNew(t *testing.T) {
 }
 
 // TestEveryNotebookTakesErrata checks that each notebook has the errata
-// parameter and applies it with datasets.WithErrata, and runs
+// parameter and applies it (datasets.OpenWithErrata or WithErrata), and runs
 // knowme_table1 (which takes one errata file per data path) with one.
 func TestEveryNotebookTakesErrata(t *testing.T) {
 	paths, err := filepath.Glob("../../notebooks/*.go")
@@ -169,8 +169,8 @@ func TestEveryNotebookTakesErrata(t *testing.T) {
 			t.Errorf("%s: %v", filepath.Base(p), err)
 		}
 		src, _ := os.ReadFile(p)
-		if !strings.Contains(string(src), "datasets.WithErrata(") {
-			t.Errorf("%s does not apply its errata (datasets.WithErrata)", filepath.Base(p))
+		if !regexp.MustCompile(`datasets\.(Open)?WithErrata\(`).Match(src) {
+			t.Errorf("%s does not apply its errata (datasets.OpenWithErrata or WithErrata)", filepath.Base(p))
 		}
 	}
 
