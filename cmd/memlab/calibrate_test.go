@@ -45,12 +45,7 @@ func calibrationServer(t *testing.T) *llmtest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(srv.Close)
-	t.Setenv("OPENAI_BASE_URL", srv.URL())
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("MEMLAB_CONFIG", "")
-	t.Setenv("MEMLAB_CACHE", filepath.Join(t.TempDir(), "calls.db"))
-	return srv
+	return useFakeServer(t, srv)
 }
 
 func TestCalibrateCommandOnSample(t *testing.T) {
@@ -242,11 +237,7 @@ func TestCalibrateKnowMeJudge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
-	t.Setenv("OPENAI_BASE_URL", srv.URL())
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("MEMLAB_CONFIG", "")
-	t.Setenv("MEMLAB_CACHE", filepath.Join(t.TempDir(), "calls.db"))
+	useFakeServer(t, srv)
 	d, err := datasets.Open(data)
 	if err != nil {
 		t.Fatal(err)

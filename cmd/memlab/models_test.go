@@ -135,11 +135,7 @@ func TestKnowMeTable1Notebook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
-	t.Setenv("OPENAI_BASE_URL", srv.URL())
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("MEMLAB_CONFIG", "")
-	t.Setenv("MEMLAB_CACHE", filepath.Join(t.TempDir(), "calls.db"))
+	useFakeServer(t, srv)
 	code, stdout, stderr := memlab(t, "run", "../../notebooks/knowme_table1.go", "-o", t.TempDir(),
 		"-p", "data="+data, "-p", "rubric=../../../shared/datasets/knowmebench/evaluate prompt.md", "-p", "limit=3", "-p", "systems=base,naive,timeline") // Mem0 over 6,644 entries is covered on the sample by TestPaperNotebooksWithFakeModels
 	if code != 0 {

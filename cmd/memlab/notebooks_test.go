@@ -158,6 +158,13 @@ func fakeServer(t *testing.T) *llmtest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return useFakeServer(t, srv)
+}
+
+// useFakeServer points every role at srv through the environment, with an
+// empty call cache of the test's own, and closes srv when the test ends.
+func useFakeServer(t *testing.T, srv *llmtest.Server) *llmtest.Server {
+	t.Helper()
 	t.Cleanup(srv.Close)
 	t.Setenv("OPENAI_BASE_URL", srv.URL())
 	t.Setenv("OPENAI_API_KEY", "")

@@ -54,11 +54,7 @@ func TestRejudgeCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
-	t.Setenv("OPENAI_BASE_URL", srv.URL())
-	t.Setenv("OPENAI_API_KEY", "")
-	t.Setenv("MEMLAB_CONFIG", "")
-	t.Setenv("MEMLAB_CACHE", filepath.Join(t.TempDir(), "calls.db"))
+	useFakeServer(t, srv)
 	d, err := datasets.Sample()
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/memlab/memlab/datasets"
-	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/llm/llmtest"
 	"github.com/memlab/memlab/retrieval"
 )
@@ -17,23 +16,9 @@ import (
 // empty trace) with the extractor model, then runs it: one call per trace,
 // exactly, and a lower bound of the prompt tokens.
 func TestPlanWithExtractor(t *testing.T) {
-	srv, err := llmtest.Start(llmtest.Options{Responder: func(c llmtest.ChatCall) (string, error) {
+	m, srv := modelMemory(t, func(c llmtest.ChatCall) (string, error) {
 		return `{"state": "likes remote work a lot", "changed": false, "committed": true}`, nil
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	cfg := llm.SingleEndpoint(srv.URL(), "m")
-	cfg.Endpoints["default"].MaxAttempts = 1
-	cl, err := llm.New(cfg, llm.Options{BackoffBase: time.Millisecond, BackoffMax: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := New(Config{}, cl)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	traces := append(handMade(), datasets.Trace{ID: "e", Time: day(21)})
 	d := &datasets.Dataset{Name: "plan", Corpora: []*datasets.Corpus{{ID: "p", Traces: traces}}}
 	qs := []datasets.Question{

@@ -326,7 +326,7 @@ func TestEdgeCases(t *testing.T) {
 // transitions; a broken answer falls back to the offline rule and is
 // counted.
 func TestModelExtractor(t *testing.T) {
-	srv, err := llmtest.Start(llmtest.Options{Responder: func(c llmtest.ChatCall) (string, error) {
+	m, _ := modelMemory(t, func(c llmtest.ChatCall) (string, error) {
 		p := c.Messages[len(c.Messages)-1].Content
 		switch {
 		case strings.Contains(p, "\"\"\"\nw3 "):
@@ -335,21 +335,7 @@ func TestModelExtractor(t *testing.T) {
 			return `not json at all`, nil
 		}
 		return `{"state": "likes remote work", "changed": false, "committed": true}`, nil
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	cfg := llm.SingleEndpoint(srv.URL(), "m")
-	cfg.Endpoints["default"].MaxAttempts = 1
-	cl, err := llm.New(cfg, llm.Options{BackoffBase: time.Millisecond, BackoffMax: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := New(Config{}, cl)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	var tr []datasets.Trace
 	for _, x := range handMade() {
 		x.Text = x.ID + " " + x.Text
@@ -372,4 +358,27 @@ func TestModelExtractor(t *testing.T) {
 	if !strings.Contains(got, "model:w3:finds remote work lonely") || !strings.Contains(got, "stance:w4:positive") {
 		t.Errorf("transitions %q: want the model's at w3 and the offline fallback at w4; %+v %+v", got, m.Topics("p", time.Time{}), m.Stats())
 	}
+}
+
+// modelMemory returns a timeline memory whose extractor is the fake server
+// answering with respond (one attempt per call), and the server, closed
+// when the test ends.
+func modelMemory(t *testing.T, respond llmtest.Responder) (*Memory, *llmtest.Server) {
+	t.Helper()
+	srv, err := llmtest.Start(llmtest.Options{Responder: respond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	cfg := llm.SingleEndpoint(srv.URL(), "m")
+	cfg.Endpoints["default"].MaxAttempts = 1
+	cl, err := llm.New(cfg, llm.Options{BackoffBase: time.Millisecond, BackoffMax: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(Config{}, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, srv
 }
