@@ -223,3 +223,10 @@ func TestVisible(t *testing.T) {
 		t.Errorf("Visible of an unknown corpus = %v, want nil", got)
 	}
 }
+
+func TestTraceTexts(t *testing.T) {
+	d := &Dataset{Corpora: []*Corpus{{ID: "a", Traces: []Trace{{ID: "1", Text: "x"}, {ID: "2", Text: "y"}}}, {ID: "b", Traces: []Trace{{ID: "3", Text: "z"}}}}}
+	if got := strings.Join(d.TraceTexts(), ","); got != "x,y,z" {
+		t.Errorf("TraceTexts = %q", got)
+	}
+}

@@ -122,6 +122,18 @@ type Dataset struct {
 	Errata string
 }
 
+// TraceTexts returns the text of every trace of every corpus, in corpus
+// order (what an offline embedder is fitted on).
+func (d *Dataset) TraceTexts() []string {
+	var out []string
+	for _, c := range d.Corpora {
+		for _, t := range c.Traces {
+			out = append(out, t.Text)
+		}
+	}
+	return out
+}
+
 // Corpus returns the corpus with the given id, or nil.
 func (d *Dataset) Corpus(id string) *Corpus {
 	for _, c := range d.Corpora {

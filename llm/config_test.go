@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -109,5 +110,21 @@ func TestSingleEndpoint(t *testing.T) {
 	}
 	if _, m, _ := SingleEndpoint("http://x/v1", "").Role(RoleEmbedder); m != "text-embedding-3-small" {
 		t.Errorf("default embedder model %q", m)
+	}
+}
+
+// TestDefaultIfConfiguredIsNilOffline: with no endpoint, no client and no
+// error (the notebooks then use the offline components).
+func TestDefaultIfConfiguredIsNilOffline(t *testing.T) {
+	t.Setenv("MEMLAB_CONFIG", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	c, err := DefaultIfConfigured()
+	if c != nil || err != nil {
+		t.Errorf("offline: %v %v", c, err)
+	}
+	t.Setenv("MEMLAB_CONFIG", filepath.Join(t.TempDir(), "missing.conf"))
+	if _, err := DefaultIfConfigured(); err == nil || !strings.Contains(err.Error(), "missing.conf") {
+		t.Errorf("a config file that cannot be read: %v", err)
 	}
 }

@@ -38,6 +38,25 @@ func Configured() bool {
 	return err == nil && c != nil
 }
 
+// DefaultIfConfigured is Default when an endpoint is configured and nil
+// (no error) when none is: the notebooks' "model if there is one, else
+// offline" switch,
+//
+//	chat, err = llm.DefaultIfConfigured() // nil offline
+//
+// A config that cannot be read (MEMLAB_CONFIG naming a missing or bad
+// file) is an error, not a silent fall back to offline.
+func DefaultIfConfigured() (*Client, error) {
+	cfg, err := DefaultConfig()
+	if err != nil {
+		return nil, err
+	}
+	if cfg == nil {
+		return nil, nil
+	}
+	return Default()
+}
+
 // Default returns the process-wide client of DefaultConfig with the cache at
 // CachePath, creating it on first use. It returns an error when no endpoint
 // is configured or the config or cache cannot be opened. Notebook cells call

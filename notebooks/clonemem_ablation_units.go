@@ -53,12 +53,10 @@ if err != nil {
 ctx := context.Background()
 fmt.Printf("dataset %s (%s): %d questions, %d traces\n", ds.Name, ds.Format, len(ds.Questions), datasets.ComputeStats(ds).Traces)
 
-var chat *llm.Client
-if llm.Configured() {
-	chat, err = llm.Default()
-	if err != nil {
-		panic(err)
-	}
+var chat *llm.Client // nil offline
+chat, err = llm.DefaultIfConfigured()
+if err != nil {
+	panic(err)
 }
 withModel := chat != nil
 
@@ -151,21 +149,11 @@ if withModel {
 } else {
 	metrics = []string{"Recall-Flat", "All-Any", judge.MetricChoiceAccuracy, judge.MetricTokenF1, judge.MetricEvidenceCoverage}
 }
-func everyRunHas(m string) bool {
-	for _, r := range results {
-		if runs.ColumnsOf(r.Records).Metric(m) == nil {
-			return false
-		}
-	}
-	return true
-}
-var shown []string
-for _, m := range metrics {
-	if everyRunHas(m) {
-		shown = append(shown, m)
-	} else {
-		fmt.Println("not shown (not produced by every run):", m)
-	}
+// Keep the metrics every run has.
+var shown, notShown []string
+shown, notShown = runs.MetricsInEvery(results, metrics)
+for _, m := range notShown {
+	fmt.Println("not shown (not produced by every run):", m)
 }
 comparison, err := runs.Compare(results, runs.CompareOptions{Metrics: shown, Seed: uint64(seed), Resamples: resamples})
 if err != nil {

@@ -53,12 +53,10 @@ if ds.Format == datasets.FormatKnowMe {
 	colsBy = runs.ByLevel
 }
 
-var chat *llm.Client
-if llm.Configured() {
-	chat, err = llm.Default()
-	if err != nil {
-		panic(err)
-	}
+var chat *llm.Client // nil offline
+chat, err = llm.DefaultIfConfigured()
+if err != nil {
+	panic(err)
 }
 withModel := chat != nil
 var reader generate.Reader

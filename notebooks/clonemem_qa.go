@@ -30,8 +30,6 @@ import (
 	"fmt"
 	"os"
 	"math"
-	"strconv"
-	"strings"
 
 	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/datasets"
@@ -47,18 +45,6 @@ import (
 	"github.com/memlab/memlab/runs"
 )
 
-func parseKs(s string) []int {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n <= 0 {
-			panic("klist: bad k " + strconv.Quote(f))
-		}
-		out = append(out, n)
-	}
-	return out
-}
-
 var ds *datasets.Dataset
 var err error
 ds, err = datasets.OpenWithErrata(data, errata, os.Stdout) // prints what the errata change
@@ -66,16 +52,18 @@ if err != nil {
 	panic(err)
 }
 ctx := context.Background()
-ks := parseKs(klist)
+var ks []int
+ks, err = runs.ParseKs(klist)
+if err != nil {
+	panic(err)
+}
 fmt.Printf("dataset %s (%s): %d questions, %d traces\n", ds.Name, ds.Format, len(ds.Questions), datasets.ComputeStats(ds).Traces)
 
 // The model client when an endpoint is configured; nil offline.
-var chat *llm.Client
-if llm.Configured() {
-	chat, err = llm.Default()
-	if err != nil {
-		panic(err)
-	}
+var chat *llm.Client // nil offline
+chat, err = llm.DefaultIfConfigured()
+if err != nil {
+	panic(err)
 }
 withModel := chat != nil
 
@@ -103,17 +91,11 @@ for _, j := range judges {
 
 // Embedder of the model-based memories: the embedder role when a model is configured,
 // else an offline hashed TF-IDF fitted on every trace.
-var texts []string
-for _, c := range ds.Corpora {
-	for _, t := range c.Traces {
-		texts = append(texts, t.Text)
-	}
-}
 var emb llm.Embedder
 if withModel {
 	emb = llm.ClientEmbedder{Client: chat}
 } else {
-	hashed, herr := offline.FitHashedTFIDF(texts, offline.HashedOptions{})
+	hashed, herr := offline.FitHashedTFIDF(ds.TraceTexts(), offline.HashedOptions{})
 	if herr != nil {
 		panic(herr)
 	}
@@ -213,22 +195,11 @@ if withModel {
 } else {
 	metrics = []string{judge.MetricTokenF1, judge.MetricRougeL, judge.MetricChoiceAccuracy, judge.MetricEvidenceCoverage}
 }
-// Keep the metrics some run has (a dataset without multiple choice has no choice accuracy).
-func hasMetric(m string) bool {
-	for _, r := range results {
-		if runs.ColumnsOf(r.Records).Metric(m) == nil {
-			return false
-		}
-	}
-	return true
-}
-var shown []string
-for _, m := range metrics {
-	if hasMetric(m) {
-		shown = append(shown, m)
-	} else {
-		fmt.Println("not shown (not defined on this dataset or not produced by every run):", m)
-	}
+// Keep the metrics every run has (a dataset without multiple choice has no choice accuracy).
+var shown, notShown []string
+shown, notShown = runs.MetricsInEvery(results, metrics)
+for _, m := range notShown {
+	fmt.Println("not shown (not defined on this dataset or not produced by every run):", m)
 }
 comparison, err := runs.Compare(results, runs.CompareOptions{Metrics: shown, Seed: uint64(seed), Resamples: resamples})
 if err != nil {

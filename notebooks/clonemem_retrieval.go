@@ -31,7 +31,6 @@ import (
 	"fmt"
 	"os"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/memlab/memlab/analysis"
@@ -47,18 +46,6 @@ import (
 	"github.com/memlab/memlab/runs"
 )
 
-func parseKs(s string) []int {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n <= 0 {
-			panic("klist: bad k " + strconv.Quote(f))
-		}
-		out = append(out, n)
-	}
-	return out
-}
-
 var ds *datasets.Dataset
 var err error
 ds, err = datasets.OpenWithErrata(data, errata, os.Stdout) // prints what the errata change
@@ -66,16 +53,18 @@ if err != nil {
 	panic(err)
 }
 ctx := context.Background()
-ks := parseKs(klist)
+var ks []int
+ks, err = runs.ParseKs(klist)
+if err != nil {
+	panic(err)
+}
 st := datasets.ComputeStats(ds)
 fmt.Printf("dataset %s (%s): %d questions (%d with gold trace ids), %d traces\n", ds.Name, ds.Format, st.Questions, st.WithEvidence, st.Traces)
 
-var chat *llm.Client
-if llm.Configured() {
-	chat, err = llm.Default()
-	if err != nil {
-		panic(err)
-	}
+var chat *llm.Client // nil offline
+chat, err = llm.DefaultIfConfigured()
+if err != nil {
+	panic(err)
 }
 withModel := chat != nil
 var chatter retrieval.Chatter
@@ -92,11 +81,7 @@ if withModel {
 
 // %%
 var texts []string
-for _, c := range ds.Corpora {
-	for _, t := range c.Traces {
-		texts = append(texts, t.Text)
-	}
-}
+texts = ds.TraceTexts()
 
 // memoryEmbedder returns the embedder A-Mem and Mem0 use for an embedder name.
 func memoryEmbedder(name string) (llm.Embedder, error) {

@@ -59,13 +59,11 @@ import (
 )
 
 ctx := context.Background()
-var chat *llm.Client
+var chat *llm.Client // nil offline
 var err error
-if llm.Configured() {
-	chat, err = llm.Default()
-	if err != nil {
-		panic(err)
-	}
+chat, err = llm.DefaultIfConfigured()
+if err != nil {
+	panic(err)
 }
 withModel := chat != nil
 var chatter retrieval.Chatter
@@ -177,13 +175,7 @@ func embedderFor(d *datasets.Dataset) (llm.Embedder, error) {
 	if withModel {
 		return llm.ClientEmbedder{Client: chat}, nil
 	}
-	var texts []string
-	for _, c := range d.Corpora {
-		for _, t := range c.Traces {
-			texts = append(texts, t.Text)
-		}
-	}
-	return offline.FitHashedTFIDF(texts, offline.HashedOptions{})
+	return offline.FitHashedTFIDF(d.TraceTexts(), offline.HashedOptions{})
 }
 
 func build(d *datasets.Dataset, key string) (retrieval.System, error) {

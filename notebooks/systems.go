@@ -59,12 +59,10 @@ add := func(name string, s retrieval.System, err error) {
 }
 
 // A model client when one is configured; nil offline.
-var chat *llm.Client
-if llm.Configured() {
-	chat, err = llm.Default()
-	if err != nil {
-		panic(err)
-	}
+var chat *llm.Client // nil offline
+chat, err = llm.DefaultIfConfigured()
+if err != nil {
+	panic(err)
 }
 
 flat, err := retrieval.NewFlat(ds, retrieval.BM25Params{})
@@ -94,13 +92,7 @@ if err == nil {
 }
 
 // The stream and model-based systems embed with an offline embedder fitted on all traces.
-var texts []string
-for _, c := range ds.Corpora {
-	for _, t := range c.Traces {
-		texts = append(texts, t.Text)
-	}
-}
-emb, err := offline.FitHashedTFIDF(texts, offline.HashedOptions{})
+emb, err := offline.FitHashedTFIDF(ds.TraceTexts(), offline.HashedOptions{})
 if err != nil {
 	panic(err)
 }

@@ -233,3 +233,30 @@ func fmtP(p float64) string {
 	}
 	return fmt.Sprintf("= %.3f", p)
 }
+
+// MetricsInEvery splits metrics into those every result's records define
+// (a score on some record) and those some result lacks (a dataset without
+// multiple choice has no choice accuracy; an offline run has no LLM
+// verdicts), keeping their order: the metrics a Compare over results can
+// show.
+func MetricsInEvery(results []*Result, metrics []string) (have, lacking []string) {
+	cols := make([]*Columns, len(results))
+	for i, r := range results {
+		cols[i] = ColumnsOf(r.Records)
+	}
+	for _, m := range metrics {
+		ok := true
+		for _, c := range cols {
+			if c.Metric(m) == nil {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			have = append(have, m)
+		} else {
+			lacking = append(lacking, m)
+		}
+	}
+	return have, lacking
+}

@@ -85,3 +85,17 @@ func TestCompareTwoRuns(t *testing.T) {
 		t.Error("bad baseline: no error")
 	}
 }
+
+// TestMetricsInEvery: a metric one run lacks (no LLM verdicts offline) is
+// set apart, the others keep their order.
+func TestMetricsInEvery(t *testing.T) {
+	d, flat := sampleFlat(t)
+	res, err := Run(context.Background(), d, Config{System: flat, Reader: generate.NewExtractive(), K: 5}, Options{NoStore: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	have, lacking := MetricsInEvery([]*Result{res, res}, []string{"MRR", "QA consistency (LLM judge)", "Recall-Flat"})
+	if strings.Join(have, "|") != "MRR|Recall-Flat" || strings.Join(lacking, "|") != "QA consistency (LLM judge)" {
+		t.Errorf("have %q, lacking %q", have, lacking)
+	}
+}

@@ -99,3 +99,14 @@ func ExampleObserve() {
 	// Output:
 	// [oracle k=5]
 }
+
+// ParseKs reads a notebook's k-list parameter.
+func ExampleParseKs() {
+	ks, err := runs.ParseKs("5, 10,20")
+	fmt.Println(ks, err)
+	_, err = runs.ParseKs("5,ten")
+	fmt.Println(err)
+	// Output:
+	// [5 10 20] <nil>
+	// runs: k list "5,ten": value 2, "ten", is not a positive integer
+}

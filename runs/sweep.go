@@ -3,6 +3,7 @@ package runs
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -38,6 +39,20 @@ func ParseAxis(s string) (Axis, error) {
 		a.Values = append(a.Values, v)
 	}
 	return a, nil
+}
+
+// ParseKs reads a notebook's list of retrieval depths, "5,10,20" (values
+// trimmed; each a positive integer).
+func ParseKs(s string) ([]int, error) {
+	var out []int
+	for i, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("runs: k list %q: value %d, %q, is not a positive integer", s, i+1, strings.TrimSpace(f))
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // Grid returns every combination of the axes' values, the first axis
