@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -272,23 +273,49 @@ func (s *Store) Records(id string) ([]Record, error) {
 		return nil, fmt.Errorf("runs: records of %s in %s: %w", id, s.path, err)
 	}
 	defer rows.Close()
-	var out []Record
+	var qids []string
+	var datas [][]byte
 	for rows.Next() {
 		var qid string
 		var data []byte
 		if err := rows.Scan(&qid, &data); err != nil {
 			return nil, fmt.Errorf("runs: records of %s in %s: %w", id, s.path, err)
 		}
-		r, err := UnmarshalRecord(data)
-		if err != nil {
-			return nil, fmt.Errorf("runs: record %q of run %s in %s: %w", qid, id, s.path, err)
-		}
-		out = append(out, r)
+		qids, datas = append(qids, qid), append(datas, data)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("runs: records of %s in %s: %w", id, s.path, err)
 	}
+	out, i, err := decodeRecords(datas)
+	if err != nil {
+		return nil, fmt.Errorf("runs: record %q of run %s in %s: %w", qids[i], id, s.path, err)
+	}
 	return out, nil
+}
+
+// decodeRecords decodes records on every core (decoding, not SQLite, is
+// most of what loading a run costs); on an error, i is the first bad one.
+func decodeRecords(datas [][]byte) (out []Record, i int, err error) {
+	out = make([]Record, len(datas))
+	errs := make([]error, len(datas))
+	workers := min(runtime.GOMAXPROCS(0), len(datas)/64+1)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := w; j < len(datas); j += workers {
+				out[j], errs[j] = UnmarshalRecord(datas[j])
+			}
+		}()
+	}
+	wg.Wait()
+	for j, e := range errs {
+		if e != nil {
+			return nil, j, e
+		}
+	}
+	return out, 0, nil
 }
 
 // Attempt is one failed attempt at a question, kept when a later attempt
@@ -521,6 +548,8 @@ func (s *Store) load(ctx context.Context, id string) (stored, error) {
 		return st, fmt.Errorf("runs: load run %s from %s: %w", id, s.path, err)
 	}
 	defer rows.Close()
+	var qids []string
+	var datas [][]byte
 	for rows.Next() {
 		var qid, failure string
 		var attempts int
@@ -532,14 +561,17 @@ func (s *Store) load(ctx context.Context, id string) (stored, error) {
 		if failure != "" {
 			continue
 		}
-		r, err := UnmarshalRecord(data)
-		if err != nil {
-			return st, fmt.Errorf("runs: load run %s from %s: record %q: %w", id, s.path, qid, err)
-		}
-		st.done[qid] = r
+		qids, datas = append(qids, qid), append(datas, data)
 	}
 	if err := rows.Err(); err != nil {
 		return st, fmt.Errorf("runs: load run %s from %s: %w", id, s.path, err)
+	}
+	recs, i, err := decodeRecords(datas)
+	if err != nil {
+		return st, fmt.Errorf("runs: load run %s from %s: record %q: %w", id, s.path, qids[i], err)
+	}
+	for j, r := range recs {
+		st.done[qids[j]] = r
 	}
 	return st, nil
 }
