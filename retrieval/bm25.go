@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -24,6 +25,15 @@ type BM25Params struct {
 // DefaultBM25Params returns K1 = 1.5, B = 0.75, the defaults of the
 // rank_bm25 BM25Okapi used by CloneMem's BM25 baseline.
 func DefaultBM25Params() BM25Params { return BM25Params{K1: 1.5, B: 0.75} }
+
+// label is "k1=K1,b=B" for constants other than the defaults, "" for the
+// defaults (names of systems built with them are unchanged).
+func (p BM25Params) label() string {
+	if p == (BM25Params{}) || p == DefaultBM25Params() {
+		return ""
+	}
+	return "k1=" + strconv.FormatFloat(p.K1, 'g', -1, 64) + ",b=" + strconv.FormatFloat(p.B, 'g', -1, 64)
+}
 
 // resolve applies the zero-value default and validates p.
 func (p BM25Params) resolve() (BM25Params, error) {

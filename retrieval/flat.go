@@ -58,8 +58,15 @@ func NewFlat(d *datasets.Dataset, p BM25Params) (*Flat, error) {
 	return f, nil
 }
 
-// Name returns "flat-bm25".
-func (f *Flat) Name() string { return NameFlat }
+// Name returns "flat-bm25", with the BM25 constants when they are not
+// the defaults ("flat-bm25(k1=1.2,b=0.5)"), so that runs of different
+// constants are different runs.
+func (f *Flat) Name() string {
+	if l := f.params.label(); l != "" {
+		return NameFlat + "(" + l + ")"
+	}
+	return NameFlat
+}
 
 // Concurrent reports that Retrieve may run on several goroutines at once,
 // in any order of questions (see Concurrent).

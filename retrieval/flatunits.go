@@ -307,6 +307,9 @@ func (f *FlatUnits) makeName() string {
 		b.WriteString("hybrid:bm25|dense:" + emb + "," + f.cfg.Fusion.Label())
 	}
 	b.WriteString(f.cfg.Units.Label())
+	if l := f.cfg.BM25.label(); l != "" && f.cfg.Scorer != ScorerDense {
+		b.WriteString("," + l)
+	}
 	if f.cfg.Extractor != nil && len(f.cfg.Units.Expansions) > 0 {
 		b.WriteString(",ex=" + f.cfg.Extractor.Name())
 	}
@@ -318,7 +321,7 @@ func (f *FlatUnits) makeName() string {
 }
 
 // Name encodes the scorer, embedder, expansions, join mode, use-raw,
-// extractor and a non-default RetrieveK, e.g. "flat(bm25+facts,join=merge,raw,ex=...)".
+// non-default BM25 constants, extractor and a non-default RetrieveK, e.g. "flat(bm25+facts,join=merge,raw,ex=...)".
 func (f *FlatUnits) Name() string { return f.name }
 
 // Config returns the configuration in use, defaults resolved.

@@ -8,6 +8,7 @@ import (
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/retrieval"
 )
 
 func TestSpecNamesModelsAndEndpointsNeverKeys(t *testing.T) {
@@ -80,5 +81,28 @@ func TestErrataMakeAnotherRun(t *testing.T) {
 	}
 	if strings.Contains(SpecOf(d, cfg).JSON(), "errata") {
 		t.Error("a dataset without errata names errata (run ids of older runs would change)")
+	}
+}
+
+// TestBM25ConstantsMakeDifferentRuns: a sweep over k1 or b must not resume
+// one point's records for another (they once shared a run id).
+func TestBM25ConstantsMakeDifferentRuns(t *testing.T) {
+	d, def := sampleFlat(t)
+	other, err := retrieval.NewFlat(d, retrieval.BM25Params{K1: 1.5, B: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	explicit, err := retrieval.NewFlat(d, retrieval.DefaultBM25Params())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := func(s retrieval.System) string {
+		return SpecOf(d, Config{System: s, Reader: generate.NewExtractive(), K: 10}).ID()
+	}
+	if id(def) == id(other) || other.Name() != "flat-bm25(k1=1.5,b=0.5)" {
+		t.Errorf("b = 0.5 is run %s (%s), the defaults %s", id(other), other.Name(), id(def))
+	}
+	if id(def) != id(explicit) || def.Name() != "flat-bm25" {
+		t.Errorf("the defaults, given or not, are one run: %s %s", id(def), id(explicit))
 	}
 }
