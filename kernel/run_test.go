@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -221,5 +222,43 @@ func TestIpynbValidates(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s: nbformat validation failed: %v\n%s", name, err, out)
 		}
+	}
+}
+
+// TestDisplayCellsHaveNoOut: a cell ending in display.Markdown or
+// display.Table writes its display and no execute_result (.ipynb) or
+// Out[N] (.md); a cell ending in a value still does.
+func TestDisplayCellsHaveNoOut(t *testing.T) {
+	res, err, _ := runNotebook(t, "display_last.go", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb := readIpynb(t, res.Ipynb)
+	var kinds [][]string
+	for _, c := range nb.Cells {
+		if c.CellType != "code" {
+			continue
+		}
+		var k []string
+		for _, o := range c.Outputs {
+			k = append(k, o["output_type"].(string))
+		}
+		kinds = append(kinds, k)
+	}
+	want := [][]string{nil, {"display_data"}, {"display_data"}, {"execute_result"}}
+	if fmt.Sprint(kinds) != fmt.Sprint(want) {
+		t.Errorf("code cell outputs %v, want %v", kinds, want)
+	}
+	for i, c := range nb.Cells {
+		if out := fmt.Sprint(c.Outputs); strings.Contains(out, "the-whole-dataset") {
+			t.Errorf("cell %d shows the dataset variable: %s", i+1, out)
+		}
+	}
+	md, err := os.ReadFile(res.Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(md), "Out["); n != 1 {
+		t.Errorf("the report has %d Out[N] blocks, want 1 (the len cell):\n%s", n, md)
 	}
 }

@@ -80,7 +80,9 @@ type CellResult struct {
 	Outputs []CellOutput
 	// Value is the value of the cell's trailing expression for Out[Count];
 	// "" when the cell does not end with an expression, the expression is a
-	// print or log call, or it has no value (or a nil interface value).
+	// print or log call, a call of a func without results (display.Markdown,
+	// display.Table, a Live method...), or it has no value (or a nil
+	// interface value).
 	Value string
 	// Err is nil or a *CellError.
 	Err error
@@ -299,8 +301,9 @@ type unit struct {
 type prepared struct {
 	chunk      Chunk
 	units      []unit
-	showValue  bool // trailing expression whose value is shown
-	lastIsCall bool // that expression is a call
+	showValue  bool   // trailing expression whose value is shown
+	lastIsCall bool   // that expression is a call
+	callee     string // the called func's expression when it can be evaluated again without effects
 	imports    []string
 	types      map[string]string
 	funcs      map[string]string
@@ -393,7 +396,7 @@ func (s *Session) exec(ctx context.Context, n int, src string) (string, *CellErr
 				}
 				return "", cerr
 			}
-			if i == len(preps)-1 && j == len(p.units)-1 && p.showValue {
+			if i == len(preps)-1 && j == len(p.units)-1 && p.showValue && !s.noResults(ctx, p.callee) {
 				value = formatValue(rv, p.lastIsCall)
 			}
 		}
@@ -457,7 +460,11 @@ func (s *Session) prepare(n int, c Chunk, localImports map[string]bool) (*prepar
 		if len(body.List) > 0 {
 			if es, ok := body.List[len(body.List)-1].(*ast.ExprStmt); ok && !isPrintCall(es.X) {
 				p.showValue = true
-				_, p.lastIsCall = ast.Unparen(es.X).(*ast.CallExpr)
+				var call *ast.CallExpr
+				call, p.lastIsCall = ast.Unparen(es.X).(*ast.CallExpr)
+				if p.lastIsCall && pureExpr(call.Fun) {
+					p.callee = nodeText(fset, call.Fun)
+				}
 			}
 		}
 		return p, nil
@@ -690,10 +697,47 @@ func isPrintCall(e ast.Expr) bool {
 
 var anyPtrType = reflect.TypeOf((*any)(nil))
 
+// pureExpr reports whether evaluating e has no effect: names, selectors,
+// dereferences and indexes by names or literals (a func, a method value).
+func pureExpr(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.Ident:
+		return true
+	case *ast.ParenExpr:
+		return pureExpr(x.X)
+	case *ast.SelectorExpr:
+		return pureExpr(x.X)
+	case *ast.StarExpr:
+		return pureExpr(x.X)
+	case *ast.IndexExpr:
+		switch x.Index.(type) {
+		case *ast.Ident, *ast.BasicLit:
+			return pureExpr(x.X)
+		}
+	}
+	return false
+}
+
+// noResults reports whether callee, the func of a cell's trailing call,
+// is a func without results, so that the call has no value to show. yaegi
+// cannot be asked: for a call of a compiled func without results it
+// returns a stale frame slot (the first global of the session, such as the
+// whole dataset), so the func itself is evaluated and its type asked. ""
+// (a callee that cannot be evaluated again without effect) is false.
+func (s *Session) noResults(ctx context.Context, callee string) bool {
+	if callee == "" {
+		return false
+	}
+	rv, err := s.eval(ctx, callee)
+	return err == nil && rv.IsValid() && rv.Kind() == reflect.Func && rv.Type().NumOut() == 0
+}
+
 // formatValue renders a trailing expression's value: strings quoted, other
-// values with %v; "" for no value or a nil interface. For a call to a func
-// without results yaegi returns a *interface{} placeholder (interpreted
-// func) or the func itself (compiled func): those show nothing either.
+// values with %v; "" for no value or a nil interface. A call of a func
+// without results is caught before (Session.noResults) when its func can
+// be evaluated again; otherwise the *interface{} placeholder (interpreted
+// func) or the func itself (compiled func) yaegi may return shows nothing
+// either.
 func formatValue(rv reflect.Value, isCall bool) (out string) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/display"
 	"github.com/traefik/yaegi/interp"
 )
@@ -23,6 +24,10 @@ var displaySymbols = interp.Exports{
 		"HTML":      reflect.ValueOf(display.HTML),
 		"NewLive":   reflect.ValueOf(display.NewLive),
 		"Live":      reflect.ValueOf((*display.Live)(nil)),
+		"Table":     reflect.ValueOf(display.Table),
+	},
+	"github.com/memlab/memlab/analysis/analysis": {
+		"Table": reflect.ValueOf((*analysis.Table)(nil)),
 	},
 }
 
@@ -326,5 +331,43 @@ display.HTML("<i>x</i>", "x")`)
 	r = run(t, s, `live.Markdown("step 3")`)
 	if r.Err != nil || len(r.Outputs) != 1 || r.Outputs[0].Display.Markdown != "step 3" || !r.Outputs[0].Display.Update {
 		t.Fatalf("later cell: %+v %v", r.Outputs, r.Err)
+	}
+}
+
+// TestCallWithoutResultsHasNoValue: a cell ending in a call of a func
+// without results (display.Markdown, display.Table, a Live method, a
+// compiled or an interpreted func) has no Out value, whatever earlier
+// cells defined (yaegi hands back a stale frame slot for such a call: the
+// first global, e.g. the whole dataset). A call with a result still shows
+// it.
+func TestCallWithoutResultsHasNoValue(t *testing.T) {
+	s := newTestSession(t)
+	run(t, s, "import (\n\t\"sort\"\n\n\t\"github.com/memlab/memlab/analysis\"\n\t\"github.com/memlab/memlab/display\"\n)\ndataset := []string{\"the whole\", \"dataset\"}\n_ = sort.Ints",
+		"type T struct{ n int }\nfunc (t T) Show() {}\nfunc (t T) N() int { return t.n }\nfunc h() {}\nvar tt = T{n: 4}\nlive := display.NewLive()\nxs := []int{3, 1}\ntabs := []analysis.Table{{Header: []string{\"a\"}}}")
+	cases := []struct{ src, val string }{
+		{`display.Markdown("## results")`, ""},
+		{`display.Text("plain")`, ""},
+		{"t := analysis.Table{Header: []string{\"k\"}}\nt.AddRow([]string{\"1\"})\ndisplay.Table(t)", ""},
+		{`display.Table(tabs[0])`, ""},
+		{`live.Markdown("step 1")`, ""},
+		{`sort.Ints(xs)`, ""},
+		{`h()`, ""},
+		{`tt.Show()`, ""},
+		{`(tt).Show()`, ""},
+		{"ys := []int{2}\n_ = ys\ndisplay.Markdown(\"after a local\")", ""},
+		{`tt.N()`, "4"},
+		{`len(dataset)`, "2"},
+		{`dataset`, `[the whole dataset]`},
+		{"display.Markdown(\"shown\")\nxs", "[1 3]"},
+	}
+	for _, c := range cases {
+		r := s.Exec(context.Background(), c.src)
+		if r.Err != nil {
+			t.Errorf("%q: %v", c.src, r.Err)
+			continue
+		}
+		if r.Value != c.val {
+			t.Errorf("%q: value %q, want %q", c.src, r.Value, c.val)
+		}
 	}
 }
