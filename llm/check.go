@@ -25,8 +25,9 @@ func (c *Client) Check(ctx context.Context) error {
 		rm := c.cfg.Roles[role]
 		rt := c.endpoints[rm.Endpoint]
 		for i, rep := range rt.replicas {
-			url := rt.ep.BaseURLs[i]
-			models, ok := listed[url]
+			raw := rt.ep.BaseURLs[i]
+			url := RedactURLs(raw) // for messages
+			models, ok := listed[raw]
 			if !ok {
 				actx, cancel := context.WithTimeout(ctx, rt.ep.Timeout)
 				actx, info := withAttemptInfo(actx)
@@ -37,19 +38,16 @@ func (c *Client) Check(ctx context.Context) error {
 					if errors.Is(err, context.DeadlineExceeded) {
 						e.Kind = ErrTimeout
 					}
-					msg := e.Message
-					if k := rt.ep.apiKey(); k != "" {
-						msg = strings.ReplaceAll(msg, k, "[redacted]")
-					}
+					msg := redactSecrets(e.Message, rt.ep.apiKey())
 					problems = append(problems, fmt.Sprintf("endpoint %q (%s): %s: %s", rt.ep.Name, url, e.Kind, msg))
-					listed[url] = nil
+					listed[raw] = nil
 					continue
 				}
 				models = map[string]bool{}
 				for _, m := range list.Models {
 					models[m.ID] = true
 				}
-				listed[url] = models
+				listed[raw] = models
 			}
 			if models != nil && len(models) > 0 && !models[rm.Model] {
 				problems = append(problems, fmt.Sprintf("endpoint %q (%s) does not serve model %q for role %s", rt.ep.Name, url, rm.Model, role))

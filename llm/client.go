@@ -549,17 +549,20 @@ func classify(err error, info *attemptInfo, rt *endpointRT, model string, attemp
 	return e
 }
 
-// redact removes the endpoint's key from an error's message, in case a
-// server echoed it.
+// redact removes the endpoint's key (in case a server echoed it) and the
+// credentials of URLs (RedactURLs: a network error names the URL) from an
+// error's message.
 func (c *Client) redact(rt *endpointRT, err error) error {
 	var e *Error
-	key := rt.ep.apiKey()
-	if key == "" || !errors.As(err, &e) {
+	if !errors.As(err, &e) {
 		return err
 	}
-	e.Message = strings.ReplaceAll(e.Message, key, "[redacted]")
-	if e.Err != nil && strings.Contains(e.Err.Error(), key) {
-		e.Err = errors.New(strings.ReplaceAll(e.Err.Error(), key, "[redacted]"))
+	key := rt.ep.apiKey()
+	e.Message = redactSecrets(e.Message, key)
+	if e.Err != nil {
+		if msg := e.Err.Error(); redactSecrets(msg, key) != msg {
+			e.Err = &redactedError{msg: redactSecrets(msg, key), orig: e.Err}
+		}
 	}
 	return e
 }

@@ -312,8 +312,10 @@ func TestUsageAndCost(t *testing.T) {
 	}
 }
 
-// TestSentinelKeyGoesNowhere plants a key and looks for it in the cache
-// files, the answers, the errors and the usage report.
+// TestSentinelKeyGoesNowhere plants a key, also as a base URL's userinfo
+// and query parameter, and looks for it in the cache files, the answers,
+// the errors, the targets, the printed config, the endpoint check and the
+// usage report.
 func TestSentinelKeyGoesNowhere(t *testing.T) {
 	const sentinel = "sk-SENTINEL-7f3a9c2e-never-persist"
 	dir := t.TempDir()
@@ -327,7 +329,11 @@ func TestSentinelKeyGoesNowhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := "[endpoint e]\nbase_url = " + srv.URL() + "\napi_key_env = K\n[role backbone]\nendpoint = e\nmodel = test-model\n" +
-		"[endpoint wrong]\nbase_url = " + srv.URL() + "\napi_key = " + sentinel + "-but-wrong\n[role judge]\nendpoint = wrong\nmodel = test-model\n"
+		"[endpoint wrong]\nbase_url = " + srv.URL() + "\napi_key = " + sentinel + "-but-wrong\n[role judge]\nendpoint = wrong\nmodel = test-model\n" +
+		// URL credentials: a working endpoint, and an unreachable one whose
+		// network errors name the URL.
+		"[endpoint creds]\nbase_url = " + strings.Replace(srv.URL(), "://", "://"+sentinel+"-user:"+sentinel+"@", 1) + "\napi_key_env = K\n[role extractor]\nendpoint = creds\nmodel = test-model\n" +
+		"[endpoint dead]\nbase_url = http://" + sentinel + ":pw@127.0.0.1:1/v1?api_key=" + sentinel + "\nmax_attempts = 1\n[role embedder]\nendpoint = dead\nmodel = test-model\n"
 	cfg, err := ParseConfig("t", strings.NewReader(src), env(map[string]string{"K": sentinel}))
 	if err != nil {
 		t.Fatal(err)
@@ -341,6 +347,18 @@ func TestSentinelKeyGoesNowhere(t *testing.T) {
 		t.Errorf("wrong key: %+v", e)
 	}
 	fmt.Fprintf(&seen, "%v %+v %#v", err, err, err)
+	if r, err := c.Chat(context.Background(), ChatRequest{Role: RoleExtractor, Messages: user("hello")}); err != nil || r.Content == "" {
+		t.Errorf("an endpoint with credentials in its URL: %+v %v", r, err)
+	}
+	_, err = c.Embed(context.Background(), EmbedRequest{Inputs: []string{"x"}})
+	if e := asError(t, err); e.Kind != ErrNetwork || !strings.Contains(e.Error(), "127.0.0.1:1/v1") {
+		t.Errorf("unreachable endpoint: %+v", e)
+	}
+	fmt.Fprintf(&seen, "%v %+v %#v %v", err, err, err, errors.Unwrap(err))
+	for _, r := range Roles() {
+		fmt.Fprintln(&seen, Target(c, r, ""))
+	}
+	fmt.Fprintf(&seen, "%v %+v %#v", cfg.Endpoints, cfg.Endpoints, cfg.Endpoints)
 	rep := c.Usage()
 	rep.WriteText(&seen)
 	fmt.Fprintf(&seen, "%+v %+v", cfg, *cfg.Endpoints["e"])

@@ -43,7 +43,9 @@ import (
 // Roles are embedder, extractor, backbone and judge. An endpoint's key may
 // also be written inline as `api_key = ...`; then keep the file out of
 // version control. Keys never reach the cache, a run record, a notebook
-// output or a log.
+// output or a log, nor do the credentials of a base URL (its userinfo and
+// key=/token= parameters): every name, message and log line that names a
+// URL goes through RedactURLs.
 type Config struct {
 	// Source is the file the config came from, or "environment".
 	Source    string
@@ -360,7 +362,7 @@ func ConfigFromEnv(getenv func(string) string) *Config {
 func SingleEndpoint(baseURL, model string) *Config {
 	e := newEndpoint("default", 0)
 	e.BaseURLs = []string{strings.TrimRight(baseURL, "/")}
-	c := &Config{Source: "single endpoint " + e.BaseURLs[0], Endpoints: map[string]*Endpoint{"default": e},
+	c := &Config{Source: "single endpoint " + RedactURLs(e.BaseURLs[0]), Endpoints: map[string]*Endpoint{"default": e},
 		Roles: map[string]RoleModel{}, Prices: map[string]Price{}}
 	for _, r := range Roles() {
 		m := model
@@ -402,7 +404,9 @@ func (c *Config) Role(role string) (*Endpoint, string, error) {
 // "MODEL@ENDPOINT(URL,URL...)". c is usually an *Client (anything with a
 // Config() *Config method); model overrides the role's model ("" = the
 // role's). Without a config it is the model alone ("default" when none is
-// named). Keys are never included.
+// named). Keys and the credentials of the URLs (RedactURLs) are never
+// included; the hosts and paths are, so that two endpoints are two
+// targets.
 func Target(c any, role, model string) string {
 	cc, ok := c.(interface{ Config() *Config })
 	if !ok || cc.Config() == nil {
@@ -421,5 +425,32 @@ func Target(c any, role, model string) string {
 	if err != nil || ep == nil {
 		return model
 	}
-	return model + "@" + ep.Name + "(" + strings.Join(ep.BaseURLs, ",") + ")"
+	return model + "@" + ep.Name + "(" + strings.Join(ep.redactedURLs(), ",") + ")"
 }
+
+// redactedURLs returns the endpoint's base URLs without their credentials
+// (RedactURLs), for names, messages and logs.
+func (e *Endpoint) redactedURLs() []string {
+	out := make([]string, len(e.BaseURLs))
+	for i, u := range e.BaseURLs {
+		out[i] = RedactURLs(u)
+	}
+	return out
+}
+
+// String describes the endpoint without its key or the credentials of its
+// URLs, so that printing it (also with %+v) leaks nothing.
+func (e Endpoint) String() string {
+	key := "no key"
+	switch {
+	case e.KeyEnv != "" && e.HasKey():
+		key = "key from $" + e.KeyEnv
+	case e.HasKey():
+		key = "inline key"
+	}
+	return fmt.Sprintf("endpoint %q (%s; %s; max_concurrency=%d requests_per_minute=%d tokens_per_minute=%d timeout=%s max_attempts=%d)",
+		e.Name, strings.Join(e.redactedURLs(), ", "), key, e.MaxConcurrency, e.RequestsPerMinute, e.TokensPerMinute, e.Timeout, e.MaxAttempts)
+}
+
+// GoString is String, for %#v.
+func (e Endpoint) GoString() string { return e.String() }

@@ -151,7 +151,7 @@ func (e *Error) Error() string {
 		s += fmt.Sprintf(" (HTTP %d)", e.Status)
 	}
 	if e.Message != "" {
-		s += ": " + e.Message
+		s += ": " + RedactURLs(e.Message)
 	}
 	return s
 }
