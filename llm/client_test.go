@@ -24,7 +24,10 @@ func fake(t *testing.T, opts llmtest.Options, withCache bool, conf ...string) (*
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	src := "[endpoint fake]\nbase_url = " + srv.URL() + "\napi_key_env = FAKE_KEY\nmax_attempts = 4\n" + strings.Join(conf, "\n") + "\n"
+	src := "[endpoint fake]\nbase_url = " + srv.URL() + "\nmax_attempts = 4\n" + strings.Join(conf, "\n") + "\n"
+	if opts.APIKey != "" {
+		src += "api_key_env = FAKE_KEY\n"
+	}
 	for _, r := range Roles() {
 		m := "test-model"
 		if r == RoleEmbedder {

@@ -2,8 +2,10 @@ package llm
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"sort"
 	"strconv"
@@ -22,7 +24,7 @@ import (
 //	# ~/.config/memlab/models.conf
 //	[endpoint vllm]
 //	base_url = http://10.0.0.5:8000/v1, http://10.0.0.6:8000/v1  # replicas share the load
-//	api_key_env = VLLM_API_KEY   # the key is read from this variable ("" = no key)
+//	api_key_env = VLLM_API_KEY   # the key is read from this variable, which must be set (omit it: no key)
 //	max_concurrency = 32         # calls in flight at once (default 8)
 //	requests_per_minute = 600    # 0 = unlimited (default)
 //	tokens_per_minute = 400000   # prompt + completion tokens; 0 = unlimited
@@ -40,7 +42,9 @@ import (
 //	[prices]                     # USD per million tokens: prompt, completion
 //	gpt-4o-mini-2024-07-18 = 0.15, 0.60
 //
-// Roles are embedder, extractor, backbone and judge. An endpoint's key may
+// Roles are embedder, extractor, backbone and judge. A file that defines no
+// endpoint or no role is an error, and so is an api_key_env naming an unset
+// (or empty) variable for an endpoint a role uses. An endpoint's key may
 // also be written inline as `api_key = ...`; then keep the file out of
 // version control. Keys never reach the cache, a run record, a notebook
 // output or a log, nor do the credentials of a base URL (its userinfo and
@@ -131,7 +135,12 @@ func LoadConfig(path string) (*Config, error) {
 }
 
 // ParseConfig parses the config format from r; name is used in messages and
-// getenv resolves api_key_env.
+// getenv resolves api_key_env. Errors name the file, the line and the
+// setting, never a value (it may be a key): a line such as
+// "api_key: sk-..." is reported as line N with a malformed "api_key".
+// A config that defines no endpoint or no role is an error, and so is an
+// api_key_env naming a variable that is not set (or empty) for an endpoint
+// a role uses.
 func ParseConfig(name string, r io.Reader, getenv func(string) string) (*Config, error) {
 	c := &Config{Source: name, Endpoints: map[string]*Endpoint{}, Roles: map[string]RoleModel{}, Prices: map[string]Price{}}
 	type section struct{ kind, name string }
@@ -139,6 +148,7 @@ func ParseConfig(name string, r io.Reader, getenv func(string) string) (*Config,
 	var ep *Endpoint
 	var role *RoleModel
 	roleLines := map[string]int{}
+	keyEnvLines := map[string]int{} // endpoint -> line of its api_key_env
 	sc := bufio.NewScanner(r)
 	n := 0
 	bad := func(format string, a ...any) error {
@@ -162,13 +172,16 @@ func ParseConfig(name string, r io.Reader, getenv func(string) string) (*Config,
 		}
 		if strings.HasPrefix(line, "[") {
 			if !strings.HasSuffix(line, "]") {
-				return nil, bad("malformed section header %q: want [endpoint NAME], [role ROLE] or [prices]", line)
+				return nil, bad("malformed section header (no closing ]): want [endpoint NAME], [role ROLE] or [prices]")
 			}
 			flushRole()
 			ep = nil
 			fields := strings.Fields(strings.TrimSuffix(strings.TrimPrefix(line, "["), "]"))
 			switch {
 			case len(fields) == 2 && fields[0] == "endpoint":
+				if !isName(fields[1]) {
+					return nil, bad("endpoint name %s: want letters, digits, '-', '_' or '.'", quoteName(fields[1]))
+				}
 				if _, dup := c.Endpoints[fields[1]]; dup {
 					return nil, bad("endpoint %q defined twice", fields[1])
 				}
@@ -176,7 +189,7 @@ func ParseConfig(name string, r io.Reader, getenv func(string) string) (*Config,
 				c.Endpoints[fields[1]] = ep
 			case len(fields) == 2 && fields[0] == "role":
 				if !knownRole(fields[1]) {
-					return nil, bad("unknown role %q (known: %s)", fields[1], strings.Join(Roles(), ", "))
+					return nil, bad("unknown role %s (known: %s)", quoteName(fields[1]), strings.Join(Roles(), ", "))
 				}
 				if _, dup := roleLines[fields[1]]; dup {
 					return nil, bad("role %q defined twice", fields[1])
@@ -185,7 +198,11 @@ func ParseConfig(name string, r io.Reader, getenv func(string) string) (*Config,
 				role = &RoleModel{}
 			case len(fields) == 1 && fields[0] == "prices":
 			default:
-				return nil, bad("unknown section %q: want [endpoint NAME], [role ROLE] or [prices]", line)
+				kind := "(empty)"
+				if len(fields) > 0 {
+					kind = quoteName(fields[0])
+				}
+				return nil, bad("unknown section (%d words, the first %s): want [endpoint NAME], [role ROLE] or [prices]", len(fields), kind)
 			}
 			cur = section{}
 			if len(fields) > 0 {
@@ -197,14 +214,21 @@ func ParseConfig(name string, r io.Reader, getenv func(string) string) (*Config,
 			continue
 		}
 		key, value, ok := strings.Cut(line, "=")
-		if !ok {
-			return nil, bad("malformed line %q: want key = value", line)
-		}
 		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+		if !ok || strings.ContainsAny(key, " \t:") {
+			// Not quoted: the line may hold a key ("api_key: sk-...").
+			if k := leadingWord(line); knownSetting(cur.kind, k) {
+				return nil, bad("setting %q: want %s = value (with '=')", k, k)
+			}
+			return nil, bad("malformed line (not shown: it may hold a key): want key = value")
+		}
 		switch cur.kind {
 		case "endpoint":
 			if err := setEndpoint(ep, key, value, getenv); err != nil {
 				return nil, bad("endpoint %q: %v", ep.Name, err)
+			}
+			if key == "api_key_env" {
+				keyEnvLines[ep.Name] = n
 			}
 		case "role":
 			switch key {
@@ -213,44 +237,146 @@ func ParseConfig(name string, r io.Reader, getenv func(string) string) (*Config,
 			case "model":
 				role.Model = value
 			default:
-				return nil, bad("role %q: unknown setting %q (known: endpoint, model)", cur.name, key)
+				return nil, bad("role %q: unknown setting %s (known: endpoint, model)", cur.name, quoteName(key))
 			}
 		case "prices":
 			p, err := parsePrice(value)
 			if err != nil {
-				return nil, bad("price of %q: %v", key, err)
+				return nil, bad("price of %s: %v", quoteName(key), err)
 			}
 			c.Prices[key] = p
 		default:
-			return nil, bad("setting %q outside a section", key)
+			return nil, bad("setting %s outside a section", quoteName(key))
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("llm: config %s: %w", name, err)
 	}
 	flushRole()
-	for _, e := range c.Endpoints {
-		if len(e.BaseURLs) == 0 {
+	if len(c.Endpoints) == 0 {
+		return nil, fmt.Errorf("llm: config %s: no endpoint defined (%d lines, none an [endpoint NAME] section): see the format in the doc of llm.Config", name, n)
+	}
+	for _, en := range c.endpointNames() {
+		if e := c.Endpoints[en]; len(e.BaseURLs) == 0 {
 			return nil, fmt.Errorf("llm: config %s:%d: endpoint %q has no base_url", name, e.line, e.Name)
 		}
 	}
-	for r, rm := range c.Roles {
+	if len(c.Roles) == 0 {
+		return nil, fmt.Errorf("llm: config %s: no role defined: add a [role ROLE] section (%s) naming an endpoint and a model",
+			name, strings.Join(Roles(), ", "))
+	}
+	for _, r := range Roles() {
+		rm, ok := c.Roles[r]
+		if !ok {
+			continue
+		}
 		if rm.Endpoint == "" || rm.Model == "" {
 			return nil, fmt.Errorf("llm: config %s:%d: role %q needs both endpoint and model", name, roleLines[r], r)
 		}
-		if _, ok := c.Endpoints[rm.Endpoint]; !ok {
-			return nil, fmt.Errorf("llm: config %s:%d: role %q names endpoint %q, which is not defined (defined: %s)",
-				name, roleLines[r], r, rm.Endpoint, strings.Join(c.endpointNames(), ", "))
+		e, ok := c.Endpoints[rm.Endpoint]
+		if !ok {
+			return nil, fmt.Errorf("llm: config %s:%d: role %q names endpoint %s, which is not defined (defined: %s)",
+				name, roleLines[r], r, quoteName(rm.Endpoint), strings.Join(c.endpointNames(), ", "))
+		}
+		if e.KeyEnv != "" && !e.HasKey() {
+			return nil, fmt.Errorf("llm: config %s:%d: endpoint %q (used by role %s): api_key_env names %s, which is not set (or empty): export it, or remove api_key_env for a server that needs no key",
+				name, keyEnvLines[e.Name], e.Name, r, e.KeyEnv)
 		}
 	}
 	return c, nil
+}
+
+// leadingWord returns the first word of a line: up to a space, tab, ':' or
+// '='.
+func leadingWord(line string) string {
+	if i := strings.IndexAny(line, " \t:="); i >= 0 {
+		return line[:i]
+	}
+	return line
+}
+
+// settings are the keys of each section kind.
+var settings = map[string][]string{
+	"endpoint": {"base_url", "api_key_env", "api_key", "max_concurrency", "requests_per_minute", "tokens_per_minute", "timeout", "max_attempts"},
+	"role":     {"endpoint", "model"},
+}
+
+// knownSetting reports whether k is a setting of sections of kind.
+func knownSetting(kind, k string) bool {
+	for _, s := range settings[kind] {
+		if s == k {
+			return true
+		}
+	}
+	return false
+}
+
+// isName reports whether s can name an endpoint: letters, digits, '-',
+// '_' and '.', not looking like a key.
+func isName(s string) bool {
+	if s == "" || len(s) > 64 || looksLikeKey(s) {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// quoteName quotes s for an error message when it is a name (a setting,
+// a section, an endpoint or a model), and says it is not shown when it
+// may be a secret: a config error never prints a key.
+func quoteName(s string) string {
+	ok := s != "" && len(s) <= 80 && !looksLikeKey(s)
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:/@+", r)) {
+			ok = false
+			break
+		}
+	}
+	if !ok {
+		return "(a word not shown: it may be a key)"
+	}
+	return strconv.Quote(s)
+}
+
+// keyPrefixes start API keys and tokens of common providers.
+var keyPrefixes = []string{"sk-", "sk_", "pk-", "pk_", "rk-", "hf_", "gsk_", "xai-", "ghp_", "gho_", "github_pat_", "glpat-", "akia", "aiza", "key-", "bearer"}
+
+// looksLikeKey reports whether s may be an API key rather than a name:
+// a known key prefix, or a long run of letters and digits without the
+// separators names have.
+func looksLikeKey(s string) bool {
+	low := strings.ToLower(s)
+	for _, p := range keyPrefixes {
+		if strings.HasPrefix(low, p) {
+			return true
+		}
+	}
+	if len(s) >= 32 && !strings.ContainsAny(s, "./") {
+		return true
+	}
+	letters, digits, seps := false, false, false
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digits = true
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
+			letters = true
+		default:
+			seps = true
+		}
+	}
+	return len(s) >= 16 && letters && digits && !seps
 }
 
 func setEndpoint(e *Endpoint, key, value string, getenv func(string) string) error {
 	atoi := func() (int, error) {
 		v, err := strconv.Atoi(value)
 		if err != nil || v < 0 {
-			return 0, fmt.Errorf("%s = %q: want a non-negative integer", key, value)
+			return 0, fmt.Errorf("%s: want a non-negative integer", key)
 		}
 		return v, nil
 	}
@@ -258,16 +384,27 @@ func setEndpoint(e *Endpoint, key, value string, getenv func(string) string) err
 	switch key {
 	case "base_url":
 		e.BaseURLs = nil
-		for _, u := range strings.Split(value, ",") {
+		us := strings.Split(value, ",")
+		for i, u := range us {
 			u = strings.TrimRight(strings.TrimSpace(u), "/")
-			if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-				return fmt.Errorf("base_url %q: want an http:// or https:// URL", u)
+			if err := checkBaseURL(u); err != nil {
+				which := ""
+				if len(us) > 1 {
+					which = fmt.Sprintf(" (URL %d of %d)", i+1, len(us))
+				}
+				return fmt.Errorf("base_url%s: %w", which, err)
 			}
 			e.BaseURLs = append(e.BaseURLs, u)
 		}
 	case "api_key_env":
+		if value != "" && !isEnvName(value) {
+			return fmt.Errorf("api_key_env: want the name of an environment variable such as VLLM_API_KEY (the value is not one and is not shown: it may be the key itself, which belongs in that variable)")
+		}
 		e.KeyEnv = value
-		e.setKey(getenv(value))
+		e.setKey("")
+		if value != "" {
+			e.setKey(getenv(value))
+		}
 	case "api_key":
 		e.setKey(value)
 	case "max_concurrency":
@@ -287,23 +424,53 @@ func setEndpoint(e *Endpoint, key, value string, getenv func(string) string) err
 	case "timeout":
 		e.Timeout, err = time.ParseDuration(value)
 		if err != nil || e.Timeout <= 0 {
-			err = fmt.Errorf("timeout = %q: want a positive duration such as 60s", value)
+			err = fmt.Errorf("timeout: want a positive duration such as 60s")
 		}
 	default:
-		err = fmt.Errorf("unknown setting %q (known: base_url, api_key_env, api_key, max_concurrency, requests_per_minute, tokens_per_minute, timeout, max_attempts)", key)
+		err = fmt.Errorf("unknown setting %s (known: %s)", quoteName(key), strings.Join(settings["endpoint"], ", "))
 	}
 	return err
+}
+
+// checkBaseURL checks that u is an absolute http or https URL with a host.
+// Its error does not quote u, which may hold credentials or be a key put
+// on the wrong line.
+func checkBaseURL(u string) error {
+	p, err := url.Parse(u)
+	switch {
+	case err != nil:
+		return errors.New("not a valid URL: want http://HOST[:PORT]/PATH or https://...")
+	case p.Scheme != "http" && p.Scheme != "https":
+		return errors.New("want an http:// or https:// URL")
+	case p.Host == "":
+		return errors.New("the URL has no host: want http://HOST[:PORT]/PATH")
+	}
+	return nil
+}
+
+// isEnvName reports whether s can be an environment variable's name and
+// does not look like a key.
+func isEnvName(s string) bool {
+	if len(s) > 128 || looksLikeKey(s) {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func parsePrice(v string) (Price, error) {
 	a, b, ok := strings.Cut(v, ",")
 	if !ok {
-		return Price{}, fmt.Errorf("%q: want PROMPT, COMPLETION (USD per million tokens)", v)
+		return Price{}, errors.New("want PROMPT, COMPLETION (USD per million tokens)")
 	}
 	p, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
 	q, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
 	if err1 != nil || err2 != nil || p < 0 || q < 0 {
-		return Price{}, fmt.Errorf("%q: want two non-negative numbers", v)
+		return Price{}, errors.New("want two non-negative numbers (USD per million prompt and completion tokens)")
 	}
 	return Price{Prompt: p, Completion: q}, nil
 }

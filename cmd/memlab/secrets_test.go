@@ -93,3 +93,27 @@ func TestURLCredentialsGoNowhere(t *testing.T) {
 	}
 	walkFor(t, dir, user, password)
 }
+
+// TestConfigErrorKeepsTheKeySecret: a config file whose key line has a
+// typo (":" for "=") stops the notebook with an error naming the file, the
+// line and the setting; the key is in no output (stderr, .md, .ipynb).
+func TestConfigErrorKeepsTheKeySecret(t *testing.T) {
+	const sentinel = "sk-SENTINEL-config-71c4-never-print"
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "models.conf")
+	src := "[endpoint e]\nbase_url = http://127.0.0.1:1/v1\napi_key: " + sentinel + "\n[role judge]\nendpoint = e\nmodel = m\n"
+	if err := os.WriteFile(conf, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MEMLAB_CONFIG", conf)
+	t.Setenv("MEMLAB_CACHE", filepath.Join(dir, "cache", "calls.db"))
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := memlab(t, "run", "testdata/models.go", "-o", out, "-store", filepath.Join(dir, "runs.db"))
+	if code != 1 || !strings.Contains(stderr, conf+`:3: setting "api_key": want api_key = value`) {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if strings.Contains(stdout+stderr, sentinel) {
+		t.Errorf("the key reached the printed output:\n%s\n%s", stdout, stderr)
+	}
+	walkFor(t, out, sentinel)
+}
