@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -483,5 +485,67 @@ func TestWithoutCallsRefusesEvenCacheHits(t *testing.T) {
 	}
 	if CallsAllowed(ctx) || !CallsAllowed(context.Background()) {
 		t.Error("CallsAllowed")
+	}
+}
+
+// silentServer accepts connections and never answers.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return "http://" + ln.Addr().String() + "/v1"
+}
+
+// TestCheckTimeoutSaysTheRealLimit: an endpoint that never answers fails
+// the check with the limit that stopped it: the check's own (the context's
+// deadline, 30 s in llm.Default) when it is shorter than the endpoint's
+// timeout, else the endpoint's timeout.
+func TestCheckTimeoutSaysTheRealLimit(t *testing.T) {
+	url := silentServer(t)
+	check := func(conf string, ctx context.Context) error {
+		cfg, err := ParseConfig("t", strings.NewReader("[endpoint silent]\nbase_url = "+url+"\n"+conf+"[role judge]\nendpoint = silent\nmodel = m\n"), env(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := New(cfg, Options{})
+		return c.Check(ctx)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	err := check("", ctx) // the endpoint's timeout is the default 2 minutes
+	m := regexp.MustCompile(`timeout: no answer within (\S+) \(the endpoint check's limit\)`).FindStringSubmatch(fmt.Sprint(err))
+	if m == nil {
+		t.Fatalf("check's limit: %v", err)
+	}
+	// The limit left when the check started: 300ms less the config's parsing.
+	if d, perr := time.ParseDuration(m[1]); perr != nil || d > 300*time.Millisecond || d < 200*time.Millisecond {
+		t.Errorf("check's limit %s, want about 300ms: %v", m[1], err)
+	}
+	err = check("timeout = 200ms\n", context.Background())
+	if err == nil || !strings.Contains(err.Error(), "timeout: no answer within 200ms (the endpoint's timeout)") {
+		t.Errorf("endpoint's timeout: %v", err)
 	}
 }

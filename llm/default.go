@@ -11,6 +11,10 @@ import (
 	"github.com/memlab/memlab/llm/cache"
 )
 
+// CheckTimeout bounds the endpoint check Default runs (Client.Check) over
+// all endpoints; a timeout message names the limit that stopped it.
+const CheckTimeout = 30 * time.Second
+
 var (
 	defaultMu     sync.Mutex
 	defaultClient *Client
@@ -87,7 +91,7 @@ func Default() (*Client, error) {
 		ch.Close()
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), CheckTimeout)
 	defer cancel()
 	if err := cl.Check(ctx); err != nil {
 		ch.Close()
