@@ -15,8 +15,12 @@
 // [identities] "<IDS|MSG>" signature header parent_header metadata
 // content [buffers]; Parse checks every bound and the HMAC (the key
 // string as is; constant-time compare) over the four JSON frames as
-// received. A malformed or badly signed message is logged and dropped
-// without a reply. Parent headers are echoed as the raw header bytes, and
+// received, and rejects a signature it accepted before (a replayed
+// message: the Signer keeps the last DigestHistorySize signatures, as
+// jupyter_client's Session does). A malformed, badly signed or replayed
+// message is logged and dropped without a reply. A connection file with an
+// empty key turns authentication off (the protocol's rule); the kernel
+// warns once in its log when it starts so. Parent headers are echoed as the raw header bytes, and
 // empty dicts are always sent as {} (never null).
 //
 // # Dispatch

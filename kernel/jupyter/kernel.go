@@ -3,6 +3,7 @@ package jupyter
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -154,6 +155,9 @@ func Start(ctx context.Context, ci *ConnectionInfo, cfg Config) (*Kernel, error)
 		execQ:  make(chan *Message, 1024),
 		done:   make(chan struct{}),
 	}
+	if ci.Key == "" {
+		k.log.Printf("warning: the connection file has an empty key: message authentication is off, and any process that can reach the kernel's ports can run code in it")
+	}
 	k.symbols = append([]interp.Exports{}, cfg.Symbols...)
 	sopts := kernel.Options{Symbols: k.symbols, Dir: cfg.Dir, OnOutput: k.onOutput}
 	if cfg.NewSession != nil {
@@ -245,7 +249,11 @@ func (k *Kernel) serve(s *socket) {
 		}
 		m, err := k.signer.Parse(zm.Frames)
 		if err != nil {
-			k.log.Printf("%s: dropped message: %v", s.name, err)
+			if errors.Is(err, ErrReplay) {
+				k.log.Printf("%s: dropped a replay (a signed message received before): %v", s.name, err)
+			} else {
+				k.log.Printf("%s: dropped message: %v", s.name, err)
+			}
 			continue
 		}
 		k.dispatch(s, m)

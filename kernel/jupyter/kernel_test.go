@@ -90,8 +90,14 @@ func startKernelWith(t *testing.T, cfg Config) (*Kernel, *client) {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	ci := &ConnectionInfo{Transport: "ipc", IP: filepath.Join(dir, "k"), ShellPort: 1, IOPubPort: 2, StdinPort: 3,
 		ControlPort: 4, HBPort: 5, Key: "test-key", SignatureScheme: "hmac-sha256"}
-	ctx, cancel := context.WithCancel(context.Background())
 	cfg.Dir, cfg.Log = dir, &testLog{t}
+	return startKernelOn(t, ci, cfg)
+}
+
+// startKernelOn starts a kernel on the sockets of ci and a client of it.
+func startKernelOn(t *testing.T, ci *ConnectionInfo, cfg Config) (*Kernel, *client) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
 	k, err := Start(ctx, ci, cfg)
 	if err != nil {
 		cancel()

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -51,13 +52,27 @@ type Message struct {
 	Buffers [][]byte
 }
 
-// Signer signs and verifies messages with the connection's key. A Signer
-// with an empty key signs with "" and accepts any signature, as the
-// protocol says.
+// Signer signs and verifies messages with the connection's key, and keeps
+// the signatures of the messages it accepted so that a replayed message
+// (the same signed frames again) is rejected, as jupyter_client's Session
+// does. A Signer with an empty key signs with "" and accepts any
+// signature, as the protocol says: then there is no authentication and no
+// replay detection. A Signer is safe for concurrent use.
 type Signer struct {
 	key  []byte
 	hash func() hash.Hash
+
+	mu      sync.Mutex
+	seen    map[string]struct{} // signatures accepted, lower-case hex
+	order   []string            // the same, in a ring: order[next] is the oldest once full
+	next    int
+	maxSeen int // history size; 0 = DigestHistorySize
 }
+
+// DigestHistorySize is how many signatures of accepted messages a Signer
+// keeps to detect replays (jupyter_client's default). Past it the oldest
+// are forgotten.
+const DigestHistorySize = 1 << 16
 
 // NewSigner returns a signer for the connection file's key and
 // signature_scheme ("hmac-sha256", "hmac-sha512"; "" means hmac-sha256).
@@ -97,18 +112,53 @@ func (s *Signer) verify(sig []byte, frames ...[]byte) bool {
 	return hmac.Equal(bytes.ToLower(sig), s.Sign(frames...))
 }
 
+// remember records a verified signature and reports whether it is new.
+// Without a key every message is new.
+func (s *Signer) remember(sig []byte) bool {
+	if len(s.key) == 0 {
+		return true
+	}
+	d := string(bytes.ToLower(sig))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.seen[d]; dup {
+		return false
+	}
+	size := s.maxSeen
+	if size <= 0 {
+		size = DigestHistorySize
+	}
+	if s.seen == nil {
+		s.seen = map[string]struct{}{}
+	}
+	if len(s.order) < size {
+		s.order = append(s.order, d)
+	} else {
+		delete(s.seen, s.order[s.next])
+		s.order[s.next] = d
+		s.next = (s.next + 1) % size
+	}
+	s.seen[d] = struct{}{}
+	return true
+}
+
 // Errors of Parse.
 var (
 	// ErrMalformed is wrapped by errors about badly framed messages.
 	ErrMalformed = errors.New("malformed message")
 	// ErrSignature is wrapped by errors about bad signatures.
 	ErrSignature = errors.New("bad signature")
+	// ErrReplay is wrapped by errors about a signed message whose signature
+	// was accepted before: a replay.
+	ErrReplay = errors.New("replayed message (duplicate signature)")
 )
 
 // Parse decodes a multipart message: identities, delimiter, signature,
 // header, parent_header, metadata, content and buffers. It checks every
-// bound and the signature before decoding the header; a message it
-// rejects must be dropped without a reply.
+// bound, the signature and that the signature was not accepted before
+// (ErrReplay) before decoding the header; a message it rejects must be
+// dropped without a reply. Only verified signatures enter the history, so
+// that forged messages cannot push genuine ones out of it.
 func (s *Signer) Parse(frames [][]byte) (*Message, error) {
 	d := -1
 	for i, f := range frames {
@@ -128,6 +178,9 @@ func (s *Signer) Parse(frames [][]byte) (*Message, error) {
 	header, parent, meta, content := frames[d+2], frames[d+3], frames[d+4], frames[d+5]
 	if !s.verify(sig, header, parent, meta, content) {
 		return nil, fmt.Errorf("jupyter: parse message with signature %.16q: %w", sig, ErrSignature)
+	}
+	if !s.remember(sig) {
+		return nil, fmt.Errorf("jupyter: parse message with signature %.16q: %w", sig, ErrReplay)
 	}
 	m := &Message{
 		Identities:   frames[:d],

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -188,5 +189,69 @@ func TestRuneOffsets(t *testing.T) {
 	}
 	if got := runeToByte(code, -3); got != 0 {
 		t.Errorf("runeToByte(-3) = %d, want 0", got)
+	}
+}
+
+// TestParseDropsReplayedMessages: with a key, a signed message is accepted
+// once; the same frames again (also with the signature in upper case) are
+// a replay, as jupyter_client's Session rejects a digest it has seen. A
+// badly signed message does not enter the history, and the history is
+// bounded. Without a key nothing is signed, so nothing can be told apart.
+func TestParseDropsReplayedMessages(t *testing.T) {
+	s, _ := NewSigner("secret", "hmac-sha256")
+	frames := testFrames(t, s, testHeader)
+	if _, err := s.Parse(frames); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Parse(frames); !errors.Is(err, ErrReplay) {
+		t.Errorf("the same frames again: err = %v, want ErrReplay", err)
+	}
+	upper := append([][]byte(nil), frames...)
+	upper[3] = bytes.ToUpper(frames[3])
+	if _, err := s.Parse(upper); !errors.Is(err, ErrReplay) {
+		t.Errorf("the same message with its signature in upper case: err = %v, want ErrReplay", err)
+	}
+	other := testFrames(t, s, strings.Replace(testHeader, `"a1"`, `"a2"`, 1))
+	if _, err := s.Parse(other); err != nil {
+		t.Errorf("another message: %v", err)
+	}
+
+	// A bad signature is not remembered: the good message with the same
+	// content still parses once.
+	b, _ := NewSigner("secret", "")
+	fresh := testFrames(t, b, strings.Replace(testHeader, `"a1"`, `"a3"`, 1))
+	forged := append([][]byte(nil), fresh...)
+	forged[7] = []byte(`{"code":"forged"}`)
+	if _, err := b.Parse(forged); !errors.Is(err, ErrSignature) {
+		t.Fatalf("forged: %v", err)
+	}
+	if _, err := b.Parse(fresh); err != nil {
+		t.Errorf("after a forged copy, the genuine message: %v", err)
+	}
+
+	// The history keeps the newest digests, up to its size.
+	small, _ := NewSigner("secret", "")
+	small.maxSeen = 3
+	var all [][][]byte
+	for i := range 5 {
+		f := testFrames(t, small, strings.Replace(testHeader, `"a1"`, fmt.Sprintf(`"m%d"`, i), 1))
+		all = append(all, f)
+		if _, err := small.Parse(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(small.seen) != 3 {
+		t.Errorf("history holds %d digests, want 3", len(small.seen))
+	}
+	if _, err := small.Parse(all[4]); !errors.Is(err, ErrReplay) {
+		t.Errorf("the newest message again: %v, want ErrReplay", err)
+	}
+
+	open, _ := NewSigner("", "")
+	unsigned := testFrames(t, open, testHeader)
+	for i := range 2 {
+		if _, err := open.Parse(unsigned); err != nil {
+			t.Errorf("no key, message %d: %v", i+1, err)
+		}
 	}
 }
