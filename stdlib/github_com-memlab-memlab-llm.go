@@ -15,6 +15,7 @@ func init() {
 		// function, constant and variable definitions
 		"CachePath":           reflect.ValueOf(llm.CachePath),
 		"CallsAllowed":        reflect.ValueOf(llm.CallsAllowed),
+		"CheckTimeout":        reflect.ValueOf(llm.CheckTimeout),
 		"CloseDefault":        reflect.ValueOf(llm.CloseDefault),
 		"ConfigFromEnv":       reflect.ValueOf(llm.ConfigFromEnv),
 		"Configured":          reflect.ValueOf(llm.Configured),
@@ -44,6 +45,8 @@ func init() {
 		"LoadConfig":          reflect.ValueOf(llm.LoadConfig),
 		"New":                 reflect.ValueOf(llm.New),
 		"ParseConfig":         reflect.ValueOf(llm.ParseConfig),
+		"RedactURLs":          reflect.ValueOf(llm.RedactURLs),
+		"Redacted":            reflect.ValueOf(constant.MakeFromLiteral("\"***\"", token.STRING, 0)),
 		"ReplyJSON":           reflect.ValueOf(llm.ReplyJSON),
 		"RoleBackbone":        reflect.ValueOf(constant.MakeFromLiteral("\"backbone\"", token.STRING, 0)),
 		"RoleEmbedder":        reflect.ValueOf(constant.MakeFromLiteral("\"embedder\"", token.STRING, 0)),
