@@ -149,9 +149,23 @@ func (j *KnowMeJudge) Name() string { return "knowme/" + j.rubrics.Name }
 func (j *KnowMeJudge) Rubrics() *RubricSet { return j.rubrics }
 
 // Judge grades answer, a reply to q, against q's reference answer with the
-// rubric of q.Task. A task without rubric gives a FailureNoRubric verdict
-// and no call.
+// rubric of q.Task. The prompt is the one KnowMe-Bench's judge script builds
+// from the item runs.WriteKnowMe exports: the template filled by Render with
+// the question, ReferenceText(q) and the answer, after the set's system
+// message. A task without rubric gives a FailureNoRubric verdict and
+// no call.
 func (j *KnowMeJudge) Judge(ctx context.Context, q datasets.Question, answer string) Verdict {
+	msgs, fail := j.prompt(q, answer)
+	if fail != nil {
+		return *fail
+	}
+	return call(ctx, j.c, j.cfg, j.Name(), j.rubrics.Hash(q.Task), msgs,
+		[]scale{{MetricKnowMeScore, FieldKnowMeScore, 0, 5}})[0]
+}
+
+// prompt returns the messages grading answer, or the verdict given without
+// a call.
+func (j *KnowMeJudge) prompt(q datasets.Question, answer string) ([]llm.Message, *Verdict) {
 	tmpl, ok := j.rubrics.Template(q.Task)
 	if !ok {
 		have := make([]string, 0, len(j.rubrics.Templates))
@@ -160,23 +174,23 @@ func (j *KnowMeJudge) Judge(ctx context.Context, q datasets.Question, answer str
 				have = append(have, t)
 			}
 		}
-		return Verdict{Judge: j.Name(), Metric: MetricKnowMeScore, Model: j.cfg.Model, Score: nan(), Min: 0, Max: 5,
+		return nil, &Verdict{Judge: j.Name(), Metric: MetricKnowMeScore, Model: j.cfg.Model, Score: nan(), Min: 0, Max: 5,
 			Failure: FailureNoRubric, Error: fmt.Sprintf("judge: knowme question %q: no rubric for task %q in set %q (has: %s)",
 				q.ID, q.Task, j.rubrics.Name, strings.Join(have, ", "))}
 	}
-	return call(ctx, j.c, j.cfg, j.Name(), j.rubrics.Hash(q.Task), messages(Render(tmpl, q.Text, q.Answer, answer)),
-		[]scale{{MetricKnowMeScore, FieldKnowMeScore, 0, 5}})[0]
+	user := Render(tmpl, exportedText(q.Text), ReferenceText(q), exportedText(answer))
+	return j.rubrics.messages(user), nil
 }
 
 // Request is the first call Judge would make to grade answer, without
-// making it (cost estimates); ok is false when q's task has no rubric, so
-// no call is made.
+// making it (cost estimates); ok is false when Judge makes no call (no
+// rubric for q's task).
 func (j *KnowMeJudge) Request(q datasets.Question, answer string) (req llm.ChatRequest, ok bool) {
-	tmpl, ok := j.rubrics.Template(q.Task)
-	if !ok {
+	msgs, fail := j.prompt(q, answer)
+	if fail != nil {
 		return llm.ChatRequest{}, false
 	}
-	return request(j.cfg, messages(Render(tmpl, q.Text, q.Answer, answer)), 0), true
+	return request(j.cfg, msgs, 0), true
 }
 
 // Config returns the judge's call settings.

@@ -1,12 +1,15 @@
 package judge
 
 import (
-	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/memlab/memlab/llm"
 )
 
 // The seven KnowMe-Bench tasks, as named in the release's file names and in
@@ -63,6 +66,15 @@ const (
 
 var placeholderRE = regexp.MustCompile(`\{\{\s*([A-Za-z_]+)\s*\}\}`)
 
+// OfficialKnowMeSystem is the system message KnowMe-Bench's judge script
+// (evaluate/run_eval.py) sends before every rubric prompt; rubric sets read
+// from a file (ParseRubrics) send it too.
+const OfficialKnowMeSystem = "You are an impartial judge evaluating AI model outputs based on strict criteria."
+
+// renderRule names how templates are filled (Render, ReferenceText); it is
+// part of every rubric hash, so a change of rule is a change of version.
+const renderRule = "render=official-sequential,reference=python-str"
+
 // RubricSet maps each KnowMe task to the rubric prompt its judge uses.
 type RubricSet struct {
 	// Name identifies the set in Verdict.Judge: "memlab" for memlab's own
@@ -70,37 +82,64 @@ type RubricSet struct {
 	Name string
 	// Source is the file path loaded ("" for memlab's own).
 	Source string
+	// System is the system message sent before each prompt ("" = memlab's
+	// own judge system message); OfficialKnowMeSystem for a loaded file.
+	System string
+	// ExactTasks makes Template match a question's task name exactly, as
+	// the official script looks it up (set for a loaded file); otherwise
+	// case and spacing are ignored.
+	ExactTasks bool
 	// Templates maps a task name (a Task* constant) to its template, with
 	// the three Placeholder* markers.
 	Templates map[string]string
 }
 
-// Template returns the task's template (task matched ignoring case).
+// Template returns the task's template: matched exactly when ExactTasks is
+// set, else ignoring case and spacing.
 func (s *RubricSet) Template(task string) (string, bool) {
 	if s == nil {
 		return "", false
 	}
-	if t, ok := s.Templates[task]; ok {
-		return t, true
+	if t, ok := s.Templates[task]; ok || s.ExactTasks {
+		return t, ok
 	}
 	t, ok := s.Templates[canonicalTask(task)]
 	return t, ok
 }
 
+// SystemText returns the system message the set's prompts are sent with.
+func (s *RubricSet) SystemText() string {
+	if s == nil || s.System == "" {
+		return judgeSystemText
+	}
+	return s.System
+}
+
 // Hash returns the version of the task's prompt: HashText of the system
-// message and the template; "" when the task has none.
+// message, the rule that fills the template (Render, ReferenceText) and the
+// template; "" when the task has none.
 func (s *RubricSet) Hash(task string) string {
 	t, ok := s.Template(task)
 	if !ok {
 		return ""
 	}
-	return HashText(judgeSystemText + "\n" + t)
+	return HashText(s.SystemText() + "\n" + renderRule + "\n" + t)
 }
 
-// Render fills a template's placeholders.
+// messages is the system message and the user prompt of one judge call.
+func (s *RubricSet) messages(user string) []llm.Message {
+	return []llm.Message{{Role: "system", Content: s.SystemText()}, {Role: "user", Content: user}}
+}
+
+// Render fills a template's placeholders as the official KnowMe-Bench script
+// does: {{question}} is replaced first, then {{reference_answer}} in the
+// result, then {{model_answer}} in that result (so a placeholder written
+// inside the question is filled too, as there). Each value is inserted as
+// given; KnowMeJudge passes the reference through ReferenceText.
 func Render(template, question, reference, answer string) string {
-	return strings.NewReplacer(PlaceholderQuestion, question, PlaceholderReferenceAnswer, reference,
-		PlaceholderModelAnswer, answer).Replace(template)
+	out := strings.ReplaceAll(template, PlaceholderQuestion, question)
+	out = strings.ReplaceAll(out, PlaceholderReferenceAnswer, reference)
+	return strings.ReplaceAll(out, PlaceholderModelAnswer, answer)
 }
 
 // LoadRubricFile reads a rubric file in the official KnowMe-Bench format
@@ -119,88 +158,147 @@ func LoadRubricFile(path string) (*RubricSet, error) {
 	return s, nil
 }
 
+// pySpace lists the characters Python's str.isspace() accepts: what \s
+// matches in a Python str pattern and what str.strip() removes.
+const pySpace = "\t\n\v\f\r\x1c\x1d\x1e\x1f \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+
+func isPySpace(r rune) bool { return strings.ContainsRune(pySpace, r) }
+
+// pyStrip is Python's str.strip().
+func pyStrip(s string) string { return strings.TrimFunc(s, isPySpace) }
+
+// sectionHeaderRE is the official script's section header, ^# type\s+(.+)$
+// in multiline mode, with Python's \s.
+var sectionHeaderRE = regexp.MustCompile(`(?m)^# type[` + regexp.QuoteMeta(pySpace) + `]+(.+)$`)
+
 // ParseRubrics reads rubric sections from r (name is the file name used in
-// errors and in RubricSet.Name). Each section starts with a line
+// errors and in RubricSet.Name) by the rules of KnowMe-Bench's judge script,
+// so that each template is byte for byte the one the script uses. The file
+// is UTF-8 text, read with universal newlines (CRLF and CR become LF). Each
+// section starts with a line
 //
 //	# type <Task Name>[、<Task Name>...]
 //
-// (task names joined by the ideographic comma U+3001 or a comma) and runs
-// to the next such line; its body, trimmed, is the template of each task
-// named. A body must hold {{question}}, {{reference_answer}} and
-// {{model_answer}} and no other {{...}} placeholder. Text before the first
-// section must be blank. Errors name the file and line: an unknown task
-// (listing the seven known ones), a task given twice, a missing or unknown
-// placeholder, an empty file.
+// ("# type" at the start of the line, then whitespace; task names joined by
+// the ideographic comma U+3001 or a comma) and runs to the next such line;
+// its body, stripped of leading and trailing whitespace (Python's
+// definition), is the template of each task named. The set sends
+// OfficialKnowMeSystem and matches task names exactly (ExactTasks).
+//
+// Where the script would silently read the file otherwise than its author
+// meant, ParseRubrics fails instead, naming the file and line: a byte-order
+// mark (the script would not see the first header), bytes that are not
+// UTF-8, a line that looks like a header but is not one to the script ("#
+// TYPE", "#type", leading spaces), a header whose task names are not on
+// its line, a task name not spelled as the release spells it (listing the
+// seven), a task given twice, text before the first section, a body
+// without {{question}}, {{reference_answer}} or {{model_answer}} or with
+// another {{...}} placeholder, a file without section.
 func ParseRubrics(name string, r io.Reader) (*RubricSet, error) {
 	base := name
 	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
 		base = base[i+1:]
 	}
-	set := &RubricSet{Name: base, Templates: map[string]string{}}
-	type section struct {
-		line  int
-		tasks []string
-		body  []string
+	fail := func(line int, format string, args ...any) error {
+		return fmt.Errorf("judge: rubric file %q: line %d: %s", name, line, fmt.Sprintf(format, args...))
 	}
-	var secs []*section
-	cur := (*section)(nil)
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
-	seen := map[string]int{}
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if n == 1 {
-			line = strings.TrimPrefix(line, "\ufeff")
-		}
-		if rest, ok := typeHeader(line); ok {
-			cur = &section{line: n}
-			names := strings.FieldsFunc(rest, func(r rune) bool { return r == '、' || r == ',' || r == '，' })
-			if len(names) == 0 {
-				return nil, fmt.Errorf("judge: rubric file %q: line %d: \"# type\" names no task", name, n)
-			}
-			for _, raw := range names {
-				t := canonicalTask(raw)
-				if t == "" {
-					return nil, fmt.Errorf("judge: rubric file %q: line %d: unknown task %q (known: %s)",
-						name, n, strings.TrimSpace(raw), strings.Join(KnowMeTasks(), ", "))
-				}
-				if prev, dup := seen[t]; dup {
-					return nil, fmt.Errorf("judge: rubric file %q: line %d: task %q already has a rubric at line %d", name, n, t, prev)
-				}
-				seen[t] = n
-				cur.tasks = append(cur.tasks, t)
-			}
-			secs = append(secs, cur)
-			continue
-		}
-		if cur == nil {
-			if strings.TrimSpace(line) != "" {
-				return nil, fmt.Errorf("judge: rubric file %q: line %d: text before the first \"# type <Task Name>\" line", name, n)
-			}
-			continue
-		}
-		cur.body = append(cur.body, line)
-	}
-	if err := sc.Err(); err != nil {
+	data, err := io.ReadAll(r)
+	if err != nil {
 		return nil, fmt.Errorf("judge: rubric file %q: read: %w", name, err)
 	}
-	if len(secs) == 0 {
+	if bytes.HasPrefix(data, []byte("\ufeff")) {
+		return nil, fail(1, "the file starts with a UTF-8 byte-order mark; the official script reads it as text, so it would not see the first \"# type\" header: save the file without the mark")
+	}
+	if !utf8.Valid(data) {
+		off := 0
+		for off < len(data) {
+			r, size := utf8.DecodeRune(data[off:])
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			off += size
+		}
+		return nil, fail(lineAt(string(data[:off]), off), "byte %d is not UTF-8 (the official script reads the file as UTF-8)", off)
+	}
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\r", "\n")
+	matches := sectionHeaderRE.FindAllStringSubmatchIndex(text, -1)
+	headerAt := map[int]bool{}
+	for _, m := range matches {
+		headerAt[m[0]] = true
+	}
+	for off, n := 0, 1; off <= len(text); n++ {
+		end := strings.IndexByte(text[off:], '\n')
+		if end < 0 {
+			end = len(text) - off
+		}
+		if _, looks := typeHeader(text[off : off+end]); looks && !headerAt[off] {
+			return nil, fail(n, "%q is not a section header to the official script, which needs \"# type <Task Name>\" exactly at the start of the line", clipLine(text[off:off+end]))
+		}
+		off += end + 1
+	}
+	if len(matches) == 0 {
 		return nil, fmt.Errorf("judge: rubric file %q: no \"# type <Task Name>\" section", name)
 	}
-	for _, s := range secs {
-		body := strings.TrimSpace(strings.Join(s.body, "\n"))
-		if err := checkTemplate(body); err != nil {
-			return nil, fmt.Errorf("judge: rubric file %q: section at line %d (%s): %w", name, s.line, strings.Join(s.tasks, ", "), err)
+	if pre := text[:matches[0][0]]; pyStrip(pre) != "" {
+		first := strings.IndexFunc(pre, func(r rune) bool { return !isPySpace(r) })
+		return nil, fail(lineAt(pre, first), "text before the first \"# type <Task Name>\" line")
+	}
+	set := &RubricSet{Name: base, System: OfficialKnowMeSystem, ExactTasks: true, Templates: map[string]string{}}
+	seen := map[string]int{}
+	for i, m := range matches {
+		line := lineAt(text, m[0])
+		if lineAt(text, m[2]) != line {
+			return nil, fail(line, "\"# type\" names no task on its line")
 		}
-		for _, t := range s.tasks {
+		var tasks []string
+		for _, raw := range strings.FieldsFunc(text[m[2]:m[3]], func(r rune) bool { return r == '、' || r == ',' }) {
+			t := pyStrip(raw)
+			if t == "" {
+				continue
+			}
+			if canon := canonicalTask(t); canon == "" {
+				return nil, fail(line, "unknown task %q (known: %s)", t, strings.Join(KnowMeTasks(), ", "))
+			} else if canon != t {
+				return nil, fail(line, "task %q must be spelled %q: the official script looks task names up exactly", t, canon)
+			}
+			if prev, dup := seen[t]; dup {
+				return nil, fail(line, "task %q already has a rubric at line %d", t, prev)
+			}
+			seen[t] = line
+			tasks = append(tasks, t)
+		}
+		if len(tasks) == 0 {
+			return nil, fail(line, "\"# type\" names no task")
+		}
+		end := len(text)
+		if i+1 < len(matches) {
+			end = matches[i+1][0]
+		}
+		body := pyStrip(text[m[1]:end])
+		if err := checkTemplate(body); err != nil {
+			return nil, fmt.Errorf("judge: rubric file %q: section at line %d (%s): %w", name, line, strings.Join(tasks, ", "), err)
+		}
+		for _, t := range tasks {
 			set.Templates[t] = body
 		}
 	}
 	return set, nil
 }
 
-// typeHeader reports whether line is a "# type ..." header and returns the
-// rest.
+// lineAt is the 1-based line of byte offset off in text.
+func lineAt(text string, off int) int { return 1 + strings.Count(text[:off], "\n") }
+
+// clipLine shortens a quoted line to 80 runes.
+func clipLine(s string) string {
+	if r := []rune(s); len(r) > 80 {
+		return string(r[:80]) + "..."
+	}
+	return s
+}
+
+// typeHeader reports whether line looks like a "# type ..." header (any
+// case, spacing or number of spaces) and returns the rest.
 func typeHeader(line string) (string, bool) {
 	t := strings.TrimSpace(line)
 	if !strings.HasPrefix(t, "#") || strings.HasPrefix(t, "##") {

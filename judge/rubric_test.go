@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memlab/memlab/datasets"
 )
 
 const body = "Q: {{question}}\nRef: {{reference_answer}}\nAns: {{model_answer}}\nReply in JSON."
@@ -18,8 +20,17 @@ func TestParseRubrics(t *testing.T) {
 	}{
 		{"ideographic comma", "# type Mnestic Trigger Analysis、Temporal Reasoning\n\n" + body + "\n",
 			[]string{TaskMnesticTrigger, TaskTemporalReasoning}, nil},
-		{"ascii comma, case, two sections", "\n# type logical event ordering\n" + body + "\n# TYPE Adversarial Abstention, Information Extraction\n" + body,
+		{"ascii comma, two sections, CRLF", "\r\n# type Logical Event Ordering\r\n" + body + "\r\n# type  Adversarial Abstention , Information Extraction\r\n" + body,
 			[]string{TaskLogicalEventOrdering, TaskAdversarialAbstention, TaskInformationExtraction}, nil},
+		{"upper-case TYPE is no header to the official script", "# type Temporal Reasoning\n" + body + "\n# TYPE Adversarial Abstention\n" + body,
+			nil, []string{"line 6", `"# TYPE Adversarial Abstention" is not a section header`}},
+		{"no space after #", "#type Temporal Reasoning\n" + body, nil, []string{"line 1", "is not a section header"}},
+		{"indented header", "# type Temporal Reasoning\n" + body + "\n  # type Mind-Body Interaction\n" + body, nil, []string{"line 6", "is not a section header"}},
+		{"task name in another case", "# type temporal reasoning\n" + body,
+			nil, []string{"line 1", `task "temporal reasoning" must be spelled "Temporal Reasoning"`, "exactly"}},
+		{"task names on the next line", "# type \nTemporal Reasoning\n" + body, nil, []string{"line 1", "names no task on its line"}},
+		{"byte-order mark", "\ufeff# type Temporal Reasoning\n" + body, nil, []string{"line 1", "byte-order mark"}},
+		{"not UTF-8", "# type Temporal Reasoning\n" + body + "\n\xff\n", nil, []string{"line 6", "not UTF-8"}},
 		{"markdown subheadings stay in the body", "# type Mind-Body Interaction\n# Role\nYou judge.\n## Scoring\n" + body,
 			[]string{TaskMindBody}, nil},
 		{"unknown task", "# type Temporal Reasoning\n" + body + "\n# type Trivia Recall\n" + body,
@@ -53,7 +64,7 @@ func TestParseRubrics(t *testing.T) {
 			t.Errorf("%s: %v", tc.desc, err)
 			continue
 		}
-		if len(s.Templates) != len(tc.tasks) || s.Name != "x.md" {
+		if len(s.Templates) != len(tc.tasks) || s.Name != "x.md" || s.System != OfficialKnowMeSystem || !s.ExactTasks {
 			t.Errorf("%s: %s has %d templates, want %d", tc.desc, s.Name, len(s.Templates), len(tc.tasks))
 		}
 		for _, task := range tc.tasks {
@@ -62,6 +73,81 @@ func TestParseRubrics(t *testing.T) {
 				t.Errorf("%s: template of %s = %q", tc.desc, task, tmpl)
 			}
 		}
+	}
+}
+
+// TestParseRubricsBodies checks the template text itself: the body after
+// the header line up to the next header, CR and CRLF read as LF, stripped
+// of what Python's str.strip() removes (which includes U+001C..U+001F,
+// unlike strings.TrimSpace).
+func TestParseRubricsBodies(t *testing.T) {
+	src := "# type Temporal Reasoning\r\n\x1f\u3000 Q {{question}}\rR {{reference_answer}}\r\nA {{model_answer}} \x1c\n" +
+		"# type Mind-Body Interaction、 Expert-Annotated Psychoanalysis ,\n\n" + body + "\n\n"
+	s, err := ParseRubrics("x.md", strings.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		TaskTemporalReasoning: "Q {{question}}\nR {{reference_answer}}\nA {{model_answer}}",
+		TaskMindBody:          body,
+		TaskPsychoanalysis:    body,
+	}
+	for task, w := range want {
+		if got, _ := s.Template(task); got != w {
+			t.Errorf("%s: template %q, want %q", task, got, w)
+		}
+	}
+	if _, ok := s.Template("temporal reasoning"); ok {
+		t.Error("a loaded file matched a task name in another case; the official script looks names up exactly")
+	}
+	if _, ok := MemlabRubrics().Template("temporal  reasoning"); !ok {
+		t.Error("memlab's own rubrics should match task names ignoring case and spacing")
+	}
+}
+
+// TestRenderIsSequential: each placeholder is replaced in the result of the
+// previous replacement, as the official script chains str.replace.
+func TestRenderIsSequential(t *testing.T) {
+	got := Render("Q={{question}} R={{reference_answer}} A={{model_answer}}", "q {{reference_answer}} {{model_answer}}", "r {{model_answer}} {{question}}", "a {{question}}")
+	want := "Q=q r a {{question}} {{question}} a {{question}} R=r a {{question}} {{question}} A=a {{question}}" // Python's chained str.replace
+	if got != want {
+		t.Errorf("Render = %q\nwant     %q", got, want)
+	}
+}
+
+// TestPyRepr compares with Python 3's repr() (values from CPython 3.11).
+func TestPyRepr(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", "''"},
+		{"plain", "'plain'"},
+		{"it's", `"it's"`},
+		{`say "hi"`, `'say "hi"'`},
+		{`both ' and "`, `'both \' and "'`},
+		{`back\slash`, `'back\\slash'`},
+		{"tab\tnl\ncr\r", `'tab\tnl\ncr\r'`},
+		{"\x00\x01\x1f\x7f", `'\x00\x01\x1f\x7f'`},
+		{"\u0085\u00a0\u00ad\u00e9", `'\x85\xa0\xad` + "\u00e9'"},
+		{"\u200b\u2028\u3000\ue000\uffff", `'\u200b\u2028\u3000\ue000\uffff'`},
+		{"\U000e0001\U0010ffff\U0001f600", `'\U000e0001\U0010ffff` + "\U0001f600'"},
+		{"他 👍🏽 ❤️", "'他 👍🏽 ❤️'"},
+		{"bad \xff byte", "'bad \ufffd byte'"},
+	}
+	for _, tc := range tests {
+		if got := pyRepr(tc.in); got != tc.want {
+			t.Errorf("pyRepr(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestReferenceText(t *testing.T) {
+	q := datasets.Question{Answer: "left home\narrived", Ordering: []datasets.RankedEvent{
+		{Rank: 1, Event: "left 'home'", Reasoning: "first"}, {Rank: 2, Event: "arrived", Reasoning: `said "so"`}}}
+	want := `[{'rank': 1, 'event': "left 'home'", 'reasoning': 'first'}, {'rank': 2, 'event': 'arrived', 'reasoning': 'said "so"'}]`
+	if got := ReferenceText(q); got != want {
+		t.Errorf("ReferenceText = %s\nwant %s", got, want)
+	}
+	if got := ReferenceText(datasets.Question{Answer: "9 hours \xff"}); got != "9 hours \ufffd" {
+		t.Errorf("text reference %q", got)
 	}
 }
 
