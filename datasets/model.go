@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -103,6 +104,12 @@ func (q Question) GoldTraceIDs() []string {
 
 // IsMultipleChoice reports whether the question has options and a correct one.
 func (q Question) IsMultipleChoice() bool { return len(q.Choices) > 0 && q.Correct != "" }
+
+// HasReference reports whether q has a reference answer to grade a free-text
+// answer against: Answer is not blank (an ordering's events, one per line,
+// count). Questions without one are not judged; their scores are counted
+// apart ("no reference"), and the loaders report them as DefectNoAnswer.
+func (q Question) HasReference() bool { return strings.TrimSpace(q.Answer) != "" }
 
 // Dataset is a set of corpora with their questions, the fingerprint of the
 // source files, and the validation report of the load.

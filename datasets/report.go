@@ -55,7 +55,9 @@ func (r Report) WriteText(w io.Writer, maxPerKind int) error {
 // WriteValidation writes what `memlab datasets validate` prints: the
 // dataset's identity and size (traces, questions per task), its timestamp
 // defects (empty, unparseable, backwards), evidence references and unknown
-// ones, records missing fields, then the defect report with up to
+// ones, records missing fields, questions without reference answer
+// (Question.HasReference: judges and proxies leave them out and count
+// them as "no reference"), then the defect report with up to
 // maxPerKind defects per kind (see Report.WriteText).
 //
 // Backwards timestamps compare each KnowMe stream entry with the one just
@@ -100,7 +102,13 @@ func WriteValidation(w io.Writer, d *Dataset, maxPerKind int) error {
 	fmt.Fprintf(tw, "evidence references:\t%d in %d questions, %d unknown\n", s.EvidenceRefs, s.WithEvidence, s.UnknownRefs)
 	fmt.Fprintf(tw, "records missing fields:\t%d\n", counts[DefectMissingField])
 	fmt.Fprintf(tw, "duplicate ids:\t%d\n", counts[DefectDuplicateID])
-	fmt.Fprintf(tw, "questions without answer:\t%d\n", counts[DefectNoAnswer])
+	noRef := 0
+	for _, q := range d.Questions {
+		if !q.HasReference() {
+			noRef++
+		}
+	}
+	fmt.Fprintf(tw, "questions without reference answer:\t%d (not judged: scores count them apart as \"no reference\")\n", noRef)
 	fmt.Fprintf(tw, "unmatched records:\t%d\n", counts[DefectUnmatched])
 	tw.Flush()
 	ew.printf("\n")

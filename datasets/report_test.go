@@ -85,6 +85,7 @@ func TestWriteValidation(t *testing.T) {
 		"backwards timestamps:", "3 (1 to an earlier time, 2 from a known time to an empty or unparseable one)",
 		"evidence references:", "5 in 3 questions, 1 unknown",
 		"records missing fields:",
+		"questions without reference answer:  1 (not judged: scores count them apart as \"no reference\")\n",
 		"defects: 10",
 		"  ... and 2 more\n",
 	} {

@@ -112,8 +112,15 @@ func NewCloneMemJudge(c Chatter, cfg Config) *CloneMemJudge {
 }
 
 // QAConsistency judges candidate, an answer to q, against q's gold evidence
-// statements and reference answer, on 0-3 (MetricQAConsistency).
+// statements and reference answer, on 0-3 (MetricQAConsistency). A question
+// without reference answer (Question.HasReference) gets a
+// FailureNoReference verdict and no call.
 func (j *CloneMemJudge) QAConsistency(ctx context.Context, q datasets.Question, candidate string) Verdict {
+	if !q.HasReference() {
+		return Verdict{Judge: JudgeCloneMemQA, Metric: MetricQAConsistency, Model: j.cfg.Model, RubricHash: CloneMemQAHash,
+			Score: nan(), Min: 0, Max: 3, Failure: FailureNoReference,
+			Error: fmt.Sprintf("judge: QA consistency of question %q: no reference answer, not judged", q.ID)}
+	}
 	return call(ctx, j.c, j.cfg, JudgeCloneMemQA, CloneMemQAHash, qaMessages(q, candidate),
 		[]scale{{MetricQAConsistency, FieldQAScore, 0, 3}})[0]
 }
@@ -124,9 +131,13 @@ func qaMessages(q datasets.Question, candidate string) []llm.Message {
 }
 
 // QARequest is the first call QAConsistency would make, without making it
-// (cost estimates).
-func (j *CloneMemJudge) QARequest(q datasets.Question, candidate string) llm.ChatRequest {
-	return request(j.cfg, qaMessages(q, candidate), 0)
+// (cost estimates); ok is false when q has no reference answer, so no call
+// is made.
+func (j *CloneMemJudge) QARequest(q datasets.Question, candidate string) (req llm.ChatRequest, ok bool) {
+	if !q.HasReference() {
+		return llm.ChatRequest{}, false
+	}
+	return request(j.cfg, qaMessages(q, candidate), 0), true
 }
 
 // MemoryRequest is the first call MemoryUtility would make, without making

@@ -152,8 +152,9 @@ func (j *KnowMeJudge) Rubrics() *RubricSet { return j.rubrics }
 // rubric of q.Task. The prompt is the one KnowMe-Bench's judge script builds
 // from the item runs.WriteKnowMe exports: the template filled by Render with
 // the question, ReferenceText(q) and the answer, after the set's system
-// message. A task without rubric gives a FailureNoRubric verdict and
-// no call.
+// message. A task without rubric gives a FailureNoRubric verdict, a
+// question without reference answer (Question.HasReference) a
+// FailureNoReference one; neither makes a call.
 func (j *KnowMeJudge) Judge(ctx context.Context, q datasets.Question, answer string) Verdict {
 	msgs, fail := j.prompt(q, answer)
 	if fail != nil {
@@ -178,13 +179,18 @@ func (j *KnowMeJudge) prompt(q datasets.Question, answer string) ([]llm.Message,
 			Failure: FailureNoRubric, Error: fmt.Sprintf("judge: knowme question %q: no rubric for task %q in set %q (has: %s)",
 				q.ID, q.Task, j.rubrics.Name, strings.Join(have, ", "))}
 	}
+	if !q.HasReference() {
+		return nil, &Verdict{Judge: j.Name(), Metric: MetricKnowMeScore, Model: j.cfg.Model, RubricHash: j.rubrics.Hash(q.Task),
+			Score: nan(), Min: 0, Max: 5, Failure: FailureNoReference,
+			Error: fmt.Sprintf("judge: knowme question %q has no reference answer: not judged", q.ID)}
+	}
 	user := Render(tmpl, exportedText(q.Text), ReferenceText(q), exportedText(answer))
 	return j.rubrics.messages(user), nil
 }
 
 // Request is the first call Judge would make to grade answer, without
 // making it (cost estimates); ok is false when Judge makes no call (no
-// rubric for q's task).
+// rubric for q's task, no reference answer).
 func (j *KnowMeJudge) Request(q datasets.Question, answer string) (req llm.ChatRequest, ok bool) {
 	msgs, fail := j.prompt(q, answer)
 	if fail != nil {

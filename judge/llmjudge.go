@@ -97,6 +97,10 @@ type Verdict struct {
 // Judged reports whether the verdict holds a score.
 func (v Verdict) Judged() bool { return v.Failure == "" }
 
+// NoReference reports whether the item was not judged for lack of a
+// reference answer (FailureNoReference): counted apart, not as a failure.
+func (v Verdict) NoReference() bool { return v.Failure == FailureNoReference }
+
 // HashText is the version of a prompt template: the first 16 hex digits of
 // the SHA-256 of its text.
 func HashText(s string) string {
@@ -196,8 +200,10 @@ type Summary struct {
 	// Metric is the verdicts' metric name (names joined by ", " when they
 	// are mixed, which makes the scale-based numbers NaN).
 	Metric string
-	// Judged counts verdicts with a score, Failed those without.
-	Judged, Failed int
+	// Judged counts verdicts with a score, Failed those without, except
+	// the NoReference ones: questions without reference answer, counted
+	// apart (Verdict.NoReference).
+	Judged, Failed, NoReference int
 	// Failures counts the failed verdicts by Failure kind.
 	Failures map[string]int
 	// Mean is the mean score over judged verdicts (NaN when none);
@@ -211,7 +217,8 @@ type Summary struct {
 }
 
 // Aggregate summarizes verdicts: failures are excluded from every number
-// and counted. With n judged scores s_i on the scale [min, max]:
+// and counted, verdicts of questions without reference answer are counted
+// apart (NoReference). With n judged scores s_i on the scale [min, max]:
 //
 //	Mean              = Σ s_i / n
 //	Normalized        = Mean / max
@@ -233,6 +240,10 @@ func Aggregate(vs []Verdict) Summary {
 		}
 		if i > 0 && (v.Metric != vs[0].Metric || v.Min != vs[0].Min || v.Max != vs[0].Max) {
 			mixed = true
+		}
+		if v.NoReference() {
+			s.NoReference++
+			continue
 		}
 		if !v.Judged() {
 			s.Failed++
@@ -266,9 +277,13 @@ func Aggregate(vs []Verdict) Summary {
 }
 
 // String reads e.g. "QA consistency (LLM judge): 8 judged / 2 failed, mean
-// 2.25 (normalized 0.750)".
+// 2.25 (normalized 0.750)", with ", 3 no reference" after the counts when
+// some questions had no reference answer.
 func (s Summary) String() string {
 	out := fmt.Sprintf("%s: %d judged / %d failed", s.Metric, s.Judged, s.Failed)
+	if s.NoReference > 0 {
+		out += fmt.Sprintf(", %d no reference", s.NoReference)
+	}
 	if !math.IsNaN(s.Mean) {
 		out += fmt.Sprintf(", mean %.2f (normalized %.3f)", s.Mean, s.Normalized)
 	}

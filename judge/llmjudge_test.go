@@ -281,6 +281,38 @@ func TestCloneMemMemoryUtility(t *testing.T) {
 	}
 }
 
+// TestNoReferenceIsNotJudged: a question whose reference answer is empty
+// or blank gets a FailureNoReference verdict from both answer judges, and
+// no call (nor a planned one).
+func TestNoReferenceIsNotJudged(t *testing.T) {
+	for _, ref := range []string{"", " \n\t"} {
+		r := &recorder{}
+		q := orderingQ
+		q.Answer = ref
+		kj := NewKnowMeJudge(r, nil, Config{})
+		v := kj.Judge(context.Background(), q, "an answer")
+		if _, ok := kj.Request(q, "an answer"); ok {
+			t.Errorf("reference %q: KnowMe judge plans a call", ref)
+		}
+		cj := NewCloneMemJudge(r, Config{})
+		cv := cj.QAConsistency(context.Background(), datasets.Question{ID: "c", Text: "Why?", Answer: ref, Evidence: cmQ.Evidence}, "x")
+		if _, ok := cj.QARequest(datasets.Question{Answer: ref}, "x"); ok {
+			t.Errorf("reference %q: QA judge plans a call", ref)
+		}
+		if len(r.reqs) != 0 {
+			t.Errorf("reference %q: %d calls made", ref, len(r.reqs))
+		}
+		for _, v := range []Verdict{v, cv} {
+			if v.Failure != FailureNoReference || !v.NoReference() || v.Judged() || !math.IsNaN(v.Score) || !strings.Contains(v.Error, "no reference answer") {
+				t.Errorf("reference %q: verdict %+v", ref, v)
+			}
+		}
+		if s := Aggregate([]Verdict{v}); s.NoReference != 1 || s.Failed != 0 || s.Judged != 0 {
+			t.Errorf("reference %q: aggregate %+v", ref, s)
+		}
+	}
+}
+
 func TestAggregate(t *testing.T) {
 	nan := math.NaN()
 	qa := func(s float64, failure string) Verdict {
@@ -305,6 +337,10 @@ func TestAggregate(t *testing.T) {
 		{"all failed", []Verdict{qa(0, FailureOutOfRange)}, 0, 1, nan, nan, nan, nan, map[int]int{}, map[string]int{FailureOutOfRange: 1},
 			"QA consistency (LLM judge): 0 judged / 1 failed"},
 		{"empty", nil, 0, 0, nan, nan, nan, nan, map[int]int{}, map[string]int{}, ": 0 judged / 0 failed"},
+		// No reference: neither judged nor failed, and not in the mean.
+		{"no reference counted apart", []Verdict{qa(3, ""), qa(0, FailureNoReference), qa(0, FailureNoReference), qa(0, FailureNoJSON)},
+			1, 1, 3, 1, 0, 1, map[int]int{3: 1}, map[string]int{FailureNoJSON: 1},
+			"QA consistency (LLM judge): 1 judged / 1 failed, 2 no reference, mean 3.00 (normalized 1.000)"},
 		// Recall 0.5 and 1: mean 0.75, normalized 0.75; distribution rounds half away from zero.
 		{"recall floats", []Verdict{{Metric: MetricMemoryRecall, Score: 0.5, Max: 1}, {Metric: MetricMemoryRecall, Score: 1, Max: 1}},
 			2, 0, 0.75, 0.75, 0, 0.5, map[int]int{1: 2}, map[string]int{}, "Memory recall (LLM judge): 2 judged / 0 failed, mean 0.75 (normalized 0.750)"},

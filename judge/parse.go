@@ -38,6 +38,11 @@ const (
 	// FailureNoGold: the question has no gold evidence statements, so a
 	// judge of memory recall has nothing to compare with; no call was made.
 	FailureNoGold = "no_gold"
+	// FailureNoReference: the question has no reference answer
+	// (datasets.Question.HasReference), so an answer judge has nothing to
+	// grade against; no call was made. Such verdicts are counted apart
+	// (Summary.NoReference, "no reference"), neither judged nor failed.
+	FailureNoReference = "no_reference"
 )
 
 // FailureOf returns the Verdict.Failure kind of a parse error: FailureNoJSON,

@@ -74,7 +74,8 @@ func Verdicts(recs []Record) (metrics []string, byMetric map[string][]judge.Verd
 
 // JudgeTable renders one row per (result, metric) of the LLM-judged
 // metrics: the normalized mean over judged items, and "n judged / n
-// failed" so failures are never hidden.
+// failed" so failures are never hidden (", n no reference" after it when
+// questions without reference answer were left unjudged).
 func JudgeTable(results []*Result) analysis.Table {
 	t := analysis.Table{Header: []string{"system", "k", "metric", "normalized mean", "mean", "n judged / n failed"},
 		Align: []string{"l", "r", "l", "r", "r", "r"}}
@@ -83,7 +84,7 @@ func JudgeTable(results []*Result) analysis.Table {
 		for _, m := range metrics {
 			s := judge.Aggregate(by[m])
 			t.AddRow([]string{r.System, fmt.Sprint(r.K), m, analysis.Fmt(s.Normalized, 3), analysis.Fmt(s.Mean, 3),
-				fmt.Sprintf("%d / %d", s.Judged, s.Failed)})
+				judgedCounts(s)})
 		}
 	}
 	return t
@@ -92,7 +93,8 @@ func JudgeTable(results []*Result) analysis.Table {
 // KnowMeTable lays KnowMe-Bench scores out as the paper's Table 1: one row
 // per task in level order (I: T1-T3, II: T4-T5, III: T6-T7), one column per
 // result, each cell the mean score / 5 in percent with "n judged / n
-// failed"; then the overall mean over judged items.
+// failed" (and ", n no reference" for questions without reference answer,
+// which are not judged); then the overall mean over judged items.
 func KnowMeTable(results []*Result) analysis.Table {
 	t := analysis.Table{Header: []string{"level", "task"}, Align: []string{"l", "l"}}
 	for _, r := range results {
@@ -101,10 +103,13 @@ func KnowMeTable(results []*Result) analysis.Table {
 	}
 	cell := func(vs []judge.Verdict) string {
 		s := judge.Aggregate(vs)
-		if s.Judged+s.Failed == 0 {
+		switch {
+		case s.Judged+s.Failed+s.NoReference == 0:
 			return "n/a"
+		case s.Judged+s.Failed == 0:
+			return fmt.Sprintf("n/a (%d no reference)", s.NoReference)
 		}
-		return fmt.Sprintf("%s (%d / %d)", analysis.Pct(s.Normalized), s.Judged, s.Failed)
+		return fmt.Sprintf("%s (%s)", analysis.Pct(s.Normalized), judgedCounts(s))
 	}
 	for _, task := range judge.KnowMeTasks() {
 		row := []string{judge.KnowMeLevel(task), task}
@@ -132,7 +137,18 @@ func KnowMeTable(results []*Result) analysis.Table {
 	return t
 }
 
-// Requests is the KnowMe judge's call for the item (none without a rubric).
+// judgedCounts reads "judged / failed", with ", N no reference" when some
+// questions had no reference answer to judge against.
+func judgedCounts(s judge.Summary) string {
+	out := fmt.Sprintf("%d / %d", s.Judged, s.Failed)
+	if s.NoReference > 0 {
+		out += fmt.Sprintf(", %d no reference", s.NoReference)
+	}
+	return out
+}
+
+// Requests is the KnowMe judge's call for the item (none without a rubric
+// or a reference answer).
 func (k knowMeJudge) Requests(q datasets.Question, answer string, _ []string) []llm.ChatRequest {
 	if req, ok := k.j.Request(q, answer); ok {
 		return []llm.ChatRequest{req}
@@ -143,9 +159,13 @@ func (k knowMeJudge) Requests(q datasets.Question, answer string, _ []string) []
 // MaxAttempts is the first call and its retries.
 func (k knowMeJudge) MaxAttempts() int { return k.j.Config().MaxAttempts() }
 
-// Requests is the QA consistency judge's call for the item.
+// Requests is the QA consistency judge's call for the item (none without
+// reference answer).
 func (c cloneMemQA) Requests(q datasets.Question, answer string, _ []string) []llm.ChatRequest {
-	return []llm.ChatRequest{c.j.QARequest(q, answer)}
+	if req, ok := c.j.QARequest(q, answer); ok {
+		return []llm.ChatRequest{req}
+	}
+	return nil
 }
 
 // MaxAttempts is the first call and its retries.

@@ -48,10 +48,14 @@ func TestJudgedRunKeepsEveryVerdictAndCountsFailures(t *testing.T) {
 			Text: "What colour was the bicycle?", Answer: "Red", Evidence: []datasets.EvidenceGroup{{TraceIDs: []string{"1"}}}},
 		{ID: judge.TaskLogicalEventOrdering + "/1", CorpusID: "s", Task: judge.TaskLogicalEventOrdering,
 			Text: "Order the events.", Answer: "bicycle\nfuneral"},
+		{ID: judge.TaskTemporalReasoning + "/1", CorpusID: "s", Task: judge.TaskTemporalReasoning,
+			Text: "When was the funeral?", Answer: " "},
 	}}
 	client := fakeClient(t, func(call llmtest.ChatCall) (string, error) {
 		last := call.LastUser()
 		switch {
+		case call.Model == "m-judge" && strings.Contains(last, "When was the funeral?"):
+			return "", fmt.Errorf("a question without reference answer was judged")
 		case call.Model == "m-backbone":
 			return "It was red.", nil
 		case strings.Contains(last, "bicycle?"):
@@ -81,14 +85,18 @@ func TestJudgedRunKeepsEveryVerdictAndCountsFailures(t *testing.T) {
 	if v := res.Records[1].Verdicts[0]; v.Judged() || v.Failure != judge.FailureOutOfRange || !strings.Contains(v.Raw, "9") {
 		t.Errorf("out-of-range verdict %+v: want a failure with the raw output kept", v)
 	}
+	if v := res.Records[2].Verdicts[0]; v.Failure != judge.FailureNoReference {
+		t.Errorf("verdict of the question without reference %+v: want no_reference and no call", v)
+	}
 	md := KnowMeTable([]*Result{res}).Markdown()
 	for _, want := range []string{"| I | " + judge.TaskInformationExtraction + " | 80.0% (1 / 0) |",
-		"| II | " + judge.TaskLogicalEventOrdering + " | n/a (0 / 1) |", "|  | all | 80.0% (1 / 1) |"} {
+		"| II | " + judge.TaskLogicalEventOrdering + " | n/a (0 / 1) |", "| I | " + judge.TaskTemporalReasoning + " | n/a (1 no reference) |",
+		"|  | all | 80.0% (1 / 1, 1 no reference) |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("table lacks %q:\n%s", want, md)
 		}
 	}
-	if jt := JudgeTable([]*Result{res}).Markdown(); !strings.Contains(jt, "| 0.800 | 4.000 | 1 / 1 |") {
+	if jt := JudgeTable([]*Result{res}).Markdown(); !strings.Contains(jt, "| 0.800 | 4.000 | 1 / 1, 1 no reference |") {
 		t.Errorf("judge table:\n%s", jt)
 	}
 }

@@ -231,7 +231,7 @@ func (s *Sweep) Table() analysis.Table {
 				row = append(row, "n/a")
 				continue
 			}
-			row = append(row, fmt.Sprintf("%s (%d / %d)", analysis.Fmt(a.Mean, 3), a.Judged, a.Failed))
+			row = append(row, fmt.Sprintf("%s (%s)", analysis.Fmt(a.Mean, 3), judgedCounts(a)))
 		}
 		t.AddRow(row)
 	}
