@@ -114,7 +114,7 @@ func TestUnreadChoiceIsNotAWrongLetter(t *testing.T) {
 		t.Errorf("unread %d, choice accuracy over %d: an unparseable letter must be counted apart, not scored",
 			s.ChoiceUnread, s.Judge(judge.MetricChoiceAccuracy).N)
 	}
-	if md := AnswerTable([]Summary{s}).Markdown(); !strings.Contains(md, "n/a") {
+	if md := AnswerTable([]Summary{s}).Markdown(); !strings.Contains(md, "| n/a (0 read, 1 unread) |") {
 		t.Errorf("answer table:\n%s", md)
 	}
 }

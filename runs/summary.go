@@ -128,8 +128,10 @@ func RetrievalTable(sums []Summary) analysis.Table {
 }
 
 // AnswerTable renders summaries as one row each with the answer scores:
-// choice accuracy over the multiple-choice questions, and the offline proxy
-// scores under their labelled names (never an LLM judge's name).
+// choice accuracy over the multiple-choice questions whose output could be
+// read (with the unread ones counted: "0.500 (n=4), 2 unread", "n/a (0
+// read, 3 unread)"), and the offline proxy scores under their labelled
+// names (never an LLM judge's name).
 func AnswerTable(sums []Summary) analysis.Table {
 	names := []string{judge.MetricChoiceAccuracy, judge.MetricTokenF1, judge.MetricRougeL, judge.MetricEvidenceCoverage}
 	t := analysis.Table{Header: []string{"group", "system", "reader", "k"}, Align: []string{"l", "l", "l", "r"}}
@@ -146,7 +148,7 @@ func AnswerTable(sums []Summary) analysis.Table {
 		for _, n := range names {
 			m := s.Judge(n)
 			if m.N == 0 {
-				row = append(row, "n/a")
+				row = append(row, noScore(s, n))
 				continue
 			}
 			cell := fmt.Sprintf("%s (n=%d)", analysis.Fmt(m.Value, 3), m.N)
@@ -158,6 +160,17 @@ func AnswerTable(sums []Summary) analysis.Table {
 		t.AddRow(row)
 	}
 	return t
+}
+
+// noScore is the cell of metric in s when no question has a value: "n/a",
+// and for choice accuracy the count of outputs read and unread ("n/a (0
+// read, 3 unread)") when every output was unreadable, so a reader failure
+// is never shown as a missing metric.
+func noScore(s Summary, metric string) string {
+	if metric == judge.MetricChoiceAccuracy && s.ChoiceUnread > 0 {
+		return fmt.Sprintf("n/a (0 read, %d unread)", s.ChoiceUnread)
+	}
+	return "n/a"
 }
 
 // RecallAtKTable pivots results of several k into one row per (task,

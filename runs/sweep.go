@@ -220,7 +220,7 @@ func (s *Sweep) Table() analysis.Table {
 			if mean := sum.Judge(m); mean.N > 0 {
 				row = append(row, analysis.Fmt(mean.Value, 3))
 			} else {
-				row = append(row, "n/a")
+				row = append(row, noScore(sum, m))
 			}
 		}
 		res := s.result(i)
