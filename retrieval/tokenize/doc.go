@@ -10,6 +10,13 @@
 // the token and is normalised to ASCII ' ("Don’t" → "don't"); elsewhere an
 // apostrophe is punctuation ("'quoted'" → "quoted").
 //
+// Default-ignorable code points (Unicode's Default_Ignorable_Code_Point,
+// IsDefaultIgnorable: variation selectors such as the U+FE0F of "❤️", zero
+// width joiners and non-joiners, the soft hyphen, bidi controls, tag
+// characters, Hangul fillers, the byte-order mark) are treated as absent:
+// they never form or end a token ("co\u00ADoperate" → cooperate), except
+// U+200B ZERO WIDTH SPACE, which separates words as a space does.
+//
 // Runs of CJK characters (Han ideographs, Hiragana, Katakana with its
 // prolonged-sound mark, Hangul) have no spaces between words, so each run
 // becomes overlapping character bigrams: "我喜欢北京" → 我喜 喜欢 欢北 北京.

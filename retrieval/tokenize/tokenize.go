@@ -14,7 +14,99 @@ const (
 	classWord
 	classCJK
 	classApos
+	classIgnore // default-ignorable: as if absent
 )
+
+// zeroWidthSpace is the one default-ignorable code point that separates
+// words (Unicode's word segmentation, UAX #29, treats it as a break, and
+// every other one as transparent).
+const zeroWidthSpace = 0x200B
+
+// defaultIgnorable is Unicode's Default_Ignorable_Code_Point property,
+// derived as DerivedCoreProperties.txt defines it from the tables Go has:
+//
+//	Other_Default_Ignorable_Code_Point + Cf + Variation_Selector
+//	- White_Space - U+FFF9..U+FFFB (interlinear annotation)
+//	- U+13430..U+13440 (Egyptian hieroglyph format controls)
+//	- Prepended_Concatenation_Mark
+//
+// 4,174 code points in Unicode 15.0: soft hyphen, zero-width and bidi
+// controls, variation selectors (U+FE0F of emoji, U+E0100.. of
+// ideographs), tag characters, Hangul fillers, the byte-order mark.
+var defaultIgnorable = buildDefaultIgnorable()
+
+// ignorableBMP is defaultIgnorable below U+10000 as a bitmap (8 KB), so
+// that the common case costs one bit test instead of a table search.
+var ignorableBMP = func() (bm [0x10000 / 64]uint64) {
+	for _, r := range defaultIgnorable.R16 {
+		for c := r.Lo; c <= r.Hi; c++ {
+			bm[c/64] |= 1 << (c % 64)
+			if c == r.Hi {
+				break
+			}
+		}
+	}
+	return bm
+}()
+
+func buildDefaultIgnorable() *unicode.RangeTable {
+	in := map[rune]bool{}
+	for _, t := range []*unicode.RangeTable{unicode.Other_Default_Ignorable_Code_Point, unicode.Cf, unicode.Variation_Selector} {
+		for _, r := range t.R16 {
+			for c := rune(r.Lo); c <= rune(r.Hi); c += rune(r.Stride) {
+				in[c] = true
+			}
+		}
+		for _, r := range t.R32 {
+			for c := rune(r.Lo); c <= rune(r.Hi); c += rune(r.Stride) {
+				in[c] = true
+			}
+		}
+	}
+	var rs []rune
+	for c := range in {
+		if unicode.Is(unicode.White_Space, c) || (c >= 0xFFF9 && c <= 0xFFFB) || (c >= 0x13430 && c <= 0x13440) ||
+			unicode.Is(unicode.Prepended_Concatenation_Mark, c) {
+			continue
+		}
+		rs = append(rs, c)
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i] < rs[j] })
+	t := &unicode.RangeTable{}
+	for _, c := range rs {
+		if c <= 0xFFFF {
+			if n := len(t.R16); n > 0 && rune(t.R16[n-1].Hi)+1 == c {
+				t.R16[n-1].Hi = uint16(c)
+			} else {
+				t.R16 = append(t.R16, unicode.Range16{Lo: uint16(c), Hi: uint16(c), Stride: 1})
+			}
+			if c <= unicode.MaxLatin1 {
+				t.LatinOffset = len(t.R16)
+			}
+			continue
+		}
+		if n := len(t.R32); n > 0 && rune(t.R32[n-1].Hi)+1 == c {
+			t.R32[n-1].Hi = uint32(c)
+		} else {
+			t.R32 = append(t.R32, unicode.Range32{Lo: uint32(c), Hi: uint32(c), Stride: 1})
+		}
+	}
+	return t
+}
+
+// IsDefaultIgnorable reports whether r has Unicode's
+// Default_Ignorable_Code_Point property (see the package doc): Tokens
+// treats such a code point as absent, except U+200B ZERO WIDTH SPACE,
+// which separates words.
+func IsDefaultIgnorable(r rune) bool {
+	switch {
+	case r < 0:
+		return false
+	case r <= 0xFFFF:
+		return ignorableBMP[r/64]&(1<<(r%64)) != 0
+	}
+	return unicode.Is(defaultIgnorable, r)
+}
 
 // fold maps a fullwidth ASCII form (U+FF01..U+FF5E) to its ASCII rune and
 // the ideographic space to a space; other runes are returned unchanged.
@@ -44,6 +136,10 @@ func classify(r rune) class {
 		return classOther
 	}
 	switch {
+	case r == zeroWidthSpace:
+		return classOther
+	case IsDefaultIgnorable(r):
+		return classIgnore
 	case isCJK(r):
 		return classCJK
 	case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
@@ -68,7 +164,12 @@ func Tokens(s string) []string {
 			run = run[:0]
 			for i < len(s) {
 				r, n = next(s, i)
-				if classify(r) != classCJK {
+				c := classify(r)
+				if c == classIgnore {
+					i += n
+					continue
+				}
+				if c != classCJK {
 					break
 				}
 				run = append(run, r)
@@ -84,12 +185,16 @@ func Tokens(s string) []string {
 			for i < len(s) {
 				r, n = next(s, i)
 				c := classify(r)
+				if c == classIgnore {
+					plain = false
+					i += n
+					continue
+				}
 				if c == classApos {
-					// An apostrophe joins two word runes: don't, o'clock, rock'n'roll.
-					if i+n >= len(s) {
-						break
-					}
-					if r2, _ := next(s, i+n); classify(r2) != classWord {
+					// An apostrophe joins two word runes: don't, o'clock,
+					// rock'n'roll (default-ignorables between them do not
+					// count).
+					if classify(nextVisible(s, i+n)) != classWord {
 						break
 					}
 					plain = plain && n == 1 && s[i] == '\''
@@ -115,6 +220,19 @@ func Tokens(s string) []string {
 		}
 	}
 	return out
+}
+
+// nextVisible returns the first rune at or after byte offset i of s that is
+// not default-ignorable (folded, see fold), or -1 at the end of s.
+func nextVisible(s string, i int) rune {
+	for i < len(s) {
+		r, n := next(s, i)
+		if classify(r) != classIgnore {
+			return r
+		}
+		i += n
+	}
+	return -1
 }
 
 // next decodes the rune at byte offset i of s, folded (see fold), and its

@@ -3,6 +3,7 @@ package tokenize
 import (
 	"reflect"
 	"testing"
+	"unicode"
 )
 
 func TestTokens(t *testing.T) {
@@ -27,6 +28,16 @@ func TestTokens(t *testing.T) {
 		{"hangul", "서울 사람", []string{"서울", "사람"}},
 		{"accented latin", "Café NAÏVE", []string{"café", "naïve"}},
 		{"emoji and symbols dropped", "great 🎉 #fun @home", []string{"great", "fun", "home"}},
+		{"emoji variation selector dropped", "I ❤️ it ☺︎", []string{"i", "it"}},
+		{"emoji ZWJ sequence and skin tone dropped", "👩\u200d💻 coder 👍🏽", []string{"coder"}},
+		{"flag tag sequence dropped", "🏴\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f wales", []string{"wales"}},
+		{"soft hyphen inside a word is invisible", "co\u00adoperate", []string{"cooperate"}},
+		{"zero width non-joiner inside a word", "می\u200cخواهم", []string{"میخواهم"}},
+		{"word joiner and byte-order mark", "\ufeffhello\u2060world", []string{"helloworld"}},
+		{"zero width space separates words", "foo\u200bbar", []string{"foo", "bar"}},
+		{"ideographic variation selector keeps the run", "葛\U000e0100城", []string{"葛城"}},
+		{"bidi marks around an apostrophe", "\u202bdon'\u200ft\u202c", []string{"don't"}},
+		{"hangul fillers are not text", "\u3164 \uffa0 \u115f\u1160", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.desc, func(t *testing.T) {
@@ -80,5 +91,46 @@ func TestStopwords(t *testing.T) {
 	sw[0] = "marathon"
 	if IsStopword("marathon") {
 		t.Error("Stopwords returned the internal list, not a copy")
+	}
+}
+
+// defaultIgnorableUnicode15 is the Default_Ignorable_Code_Point property of
+// Unicode 15.0 (DerivedCoreProperties.txt), as merged ranges: 4,174 code
+// points. Unicode 14.0 has the same set (checked with Perl 5.36's
+// \p{Default_Ignorable_Code_Point}).
+var defaultIgnorableUnicode15 = [][2]rune{
+	{0x00AD, 0x00AD}, {0x034F, 0x034F}, {0x061C, 0x061C}, {0x115F, 0x1160}, {0x17B4, 0x17B5},
+	{0x180B, 0x180F}, {0x200B, 0x200F}, {0x202A, 0x202E}, {0x2060, 0x206F}, {0x3164, 0x3164},
+	{0xFE00, 0xFE0F}, {0xFEFF, 0xFEFF}, {0xFFA0, 0xFFA0}, {0xFFF0, 0xFFF8}, {0x1BCA0, 0x1BCA3},
+	{0x1D173, 0x1D17A}, {0xE0000, 0xE0FFF},
+}
+
+// TestDefaultIgnorableSet checks the set Tokens drops, code point by code
+// point over all of Unicode, against the published property.
+func TestDefaultIgnorableSet(t *testing.T) {
+	if unicode.Version != "15.0.0" {
+		t.Skipf("the expected set is Unicode 15.0's; Go's tables are %s", unicode.Version)
+	}
+	want := map[rune]bool{}
+	for _, r := range defaultIgnorableUnicode15 {
+		for c := r[0]; c <= r[1]; c++ {
+			want[c] = true
+		}
+	}
+	if len(want) != 4174 {
+		t.Fatalf("expected set has %d code points, want 4174", len(want))
+	}
+	n := 0
+	for c := rune(0); c <= unicode.MaxRune; c++ {
+		got := IsDefaultIgnorable(c)
+		if got != want[c] {
+			n++
+			if n <= 10 {
+				t.Errorf("IsDefaultIgnorable(%U) = %v, want %v", c, got, want[c])
+			}
+		}
+	}
+	if n > 0 {
+		t.Errorf("%d code points differ", n)
 	}
 }
