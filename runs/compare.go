@@ -69,7 +69,8 @@ type CompareCell struct {
 // otherwise. p-values are Holm-adjusted over all comparisons of the table
 // (the raw ones are in Cells). Questions are paired by corpus and question
 // id; undefined values (failed records, questions without gold ids) are
-// left out and the n of every comparison is shown.
+// left out, and every mean shows the n it is over ("0.658 [0.610, 0.705]
+// (n=47)") beside the run's record count, as every difference does.
 func Compare(results []*Result, opts CompareOptions) (*Comparison, error) {
 	if len(results) == 0 {
 		return nil, fmt.Errorf("runs: compare: no runs")
@@ -106,7 +107,7 @@ func Compare(results []*Result, opts CompareOptions) (*Comparison, error) {
 	}
 
 	cmp := &Comparison{}
-	t := analysis.Table{Header: []string{"run", "k", "n"}, Align: []string{"l", "r", "r"}}
+	t := analysis.Table{Header: []string{"run", "k", "records"}, Align: []string{"l", "r", "r"}}
 	for _, m := range metrics {
 		t.Header = append(t.Header, m, "Δ "+m)
 		t.Align = append(t.Align, "r", "r")
@@ -180,7 +181,7 @@ func Compare(results []*Result, opts CompareOptions) (*Comparison, error) {
 			c := cmp.Cells[ri*len(metrics)+mi]
 			mean := "n/a"
 			if c.Mean.N > 0 {
-				mean = analysis.FmtCI(c.Mean.Estimate, c.Mean.Lo, c.Mean.Hi, d)
+				mean = fmt.Sprintf("%s (n=%d)", analysis.FmtCI(c.Mean.Estimate, c.Mean.Lo, c.Mean.Hi, d), c.Mean.N)
 			}
 			delta := ""
 			switch {

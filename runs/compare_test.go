@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -13,6 +14,9 @@ import (
 
 func TestCompareTwoRuns(t *testing.T) {
 	d, flat := sampleFlat(t)
+	for i := 0; i < len(d.Questions); i += 6 {
+		d.Questions[i].Evidence = nil // questions without gold ids: no retrieval score
+	}
 	ctx := context.Background()
 	a, err := Run(ctx, d, Config{System: flat, Reader: generate.NewExtractive(), K: 5}, Options{NoStore: true})
 	if err != nil {
@@ -70,6 +74,18 @@ func TestCompareTwoRuns(t *testing.T) {
 	if !strings.Contains(cmp.Table.Rows[1][6], "p < 0.001") && !strings.Contains(cmp.Table.Rows[1][6], "p = 0.00") {
 		t.Errorf("delta cell %q", cmp.Table.Rows[1][6])
 	}
+	// Every mean shows the n it is over: the questions with gold ids, not
+	// all records.
+	if cmp.Table.Header[2] != "records" || cmp.Table.Rows[0][2] != fmt.Sprint(len(a.Records)) || n == len(a.Records) {
+		t.Errorf("records column %q = %q (%d records, %d with gold)", cmp.Table.Header[2], cmp.Table.Rows[0][2], len(a.Records), n)
+	}
+	for _, row := range cmp.Table.Rows {
+		for _, col := range []int{3, 5} {
+			if want := fmt.Sprintf("(n=%d)", n); !strings.HasSuffix(row[col], want) {
+				t.Errorf("mean cell %q lacks %s", row[col], want)
+			}
+		}
+	}
 	if !strings.Contains(cmp.Note, "Holm") || !strings.Contains(cmp.Note, "95%") {
 		t.Errorf("note %q", cmp.Note)
 	}
@@ -97,5 +113,26 @@ func TestMetricsInEvery(t *testing.T) {
 	have, lacking := MetricsInEvery([]*Result{res, res}, []string{"MRR", "QA consistency (LLM judge)", "Recall-Flat"})
 	if strings.Join(have, "|") != "MRR|Recall-Flat" || strings.Join(lacking, "|") != "QA consistency (LLM judge)" {
 		t.Errorf("have %q, lacking %q", have, lacking)
+	}
+}
+
+// TestSweepTableShowsTheRetrievalN: the sweep table's count column says how
+// many questions the retrieval means are over (those with gold ids), not
+// only how many records there are.
+func TestSweepTableShowsTheRetrievalN(t *testing.T) {
+	d, flat := sampleFlat(t)
+	for i := 0; i < len(d.Questions); i += 6 {
+		d.Questions[i].Evidence = nil
+	}
+	sw, err := RunSweep([]Axis{{Name: "k", Values: []string{"5"}}}, func(map[string]string) ([]*Result, error) {
+		res, err := Run(context.Background(), d, Config{System: flat, Reader: generate.NewExtractive(), K: 5}, Options{NoStore: true})
+		return []*Result{res}, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := sw.Table()
+	if tab.Header[4] != "n (gold / no gold / failed)" || tab.Rows[0][4] != "45 / 9 / 0" {
+		t.Errorf("count column %q = %q, want 45 / 9 / 0", tab.Header[4], tab.Rows[0][4])
 	}
 }

@@ -82,8 +82,8 @@ func ExampleRunSweep() {
 		fmt.Println(row[0], row[2], row[3], row[4], row[5])
 	}
 	// Output:
-	// 5 flat-bm25 5 54 (0) 0.494
-	// 20 flat-bm25 20 54 (0) 0.790
+	// 5 flat-bm25 5 54 / 0 / 0 0.494
+	// 20 flat-bm25 20 54 / 0 / 0 0.790
 }
 
 // Observe sees every run the process finishes, e.g. to collect the runs a

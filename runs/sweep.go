@@ -187,7 +187,7 @@ func (s *Sweep) Table() analysis.Table {
 		t.Header = append(t.Header, a.Name)
 		t.Align = append(t.Align, "l")
 	}
-	t.Header = append(t.Header, "run", "system", "k", "n (failed)", "Recall-Flat", "All-Any", "Any-Any", "MRR")
+	t.Header = append(t.Header, "run", "system", "k", "n (gold / no gold / failed)", "Recall-Flat", "All-Any", "Any-Any", "MRR")
 	t.Align = append(t.Align, "l", "l", "r", "r", "r", "r", "r", "r")
 	for _, m := range metrics {
 		t.Header = append(t.Header, m)
@@ -214,7 +214,7 @@ func (s *Sweep) Table() analysis.Table {
 			row = append(row, params[i][a.Name])
 		}
 		r := sum.Retrieval
-		row = append(row, ids[i], shortName(sum.System), fmt.Sprint(sum.K), fmt.Sprintf("%d (%d)", sum.Questions, sum.Failed),
+		row = append(row, ids[i], shortName(sum.System), fmt.Sprint(sum.K), fmt.Sprintf("%d / %d / %d", sum.WithGold, sum.NoGold, sum.Failed),
 			analysis.Fmt(r.RecallFlat, 3), analysis.Fmt(r.AllAny, 3), analysis.Fmt(r.AnyAny, 3), analysis.Fmt(r.MRR, 3))
 		for _, m := range metrics {
 			if mean := sum.Judge(m); mean.N > 0 {
