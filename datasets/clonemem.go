@@ -137,6 +137,20 @@ func uniqueQuestionIDs(d *Dataset) {
 type personaParser struct {
 	file string
 	rep  *Report
+	// times holds each trace's time as parsed and as written, by id, to
+	// check the evidence of questions against their question_time.
+	times map[string]traceTime
+}
+
+// traceTime is a trace's parsed and source time.
+type traceTime struct {
+	t   time.Time
+	raw string
+}
+
+// text reads a field that should hold text (Report.text).
+func (p *personaParser) text(path, name string, v any) string {
+	return p.rep.text(p.file, path, name, v)
 }
 
 func (p *personaParser) add(path, kind, format string, args ...any) {
@@ -183,12 +197,23 @@ func (p *personaParser) parse(obj map[string]any) (*Corpus, []Question, error) {
 		return nil, nil, fmt.Errorf("$.context: want a list of traces, got a JSON %s", jsonType(obj["context"]))
 	}
 	ids := map[string]string{} // trace id -> path of its first occurrence
+	p.times = map[string]traceTime{}
 	var texts []string
+	var last traceTime // the last known time in context order
 	for i, item := range ctx {
 		tp := index("$.context", i)
 		t, ok := p.trace(tp, item)
 		if !ok {
 			continue
+		}
+		if !t.Time.IsZero() {
+			if !last.t.IsZero() && t.Time.Before(last.t) {
+				p.add(tp+".event_date", DefectBackwardsTime, "%s: %q after %q (trace %q comes later in the context)", msgBackwardsEarlier, t.TimeRaw, last.raw, t.ID)
+			}
+			last = traceTime{t.Time, t.TimeRaw}
+		}
+		if _, seen := p.times[t.ID]; !seen && t.ID != "" {
+			p.times[t.ID] = traceTime{t.Time, t.TimeRaw}
 		}
 		if t.ID != "" {
 			if first, dup := ids[t.ID]; dup {
@@ -258,7 +283,7 @@ func (p *personaParser) trace(tp string, item any) (Trace, bool) {
 		missing = append(missing, "id")
 	}
 	if v, ok := m["medium"]; ok {
-		t.Medium = textOf(v)
+		t.Medium = p.text(tp+".medium", "medium", v)
 	} else {
 		missing = append(missing, "medium")
 	}
@@ -268,7 +293,7 @@ func (p *personaParser) trace(tp string, item any) (Trace, bool) {
 		missing = append(missing, "event_date")
 	}
 	if v, ok := m["content"]; ok {
-		t.Text = textOf(v)
+		t.Text = p.text(tp+".content", "content", v)
 	} else {
 		missing = append(missing, "content")
 	}
@@ -327,14 +352,15 @@ func (p *personaParser) question(qp string, item any, ids map[string]string) (Qu
 			*dst = s
 			return
 		}
-		*dst = textOf(v)
+		*dst = p.text(jsonPath(qp, key), key, v)
 	}
 	str("id", &q.ID)
 	str("question", &q.Text)
 	str("question_type", &q.Task)
 	str("dimension", &q.Dimension)
+	var askedRaw string
 	if v, ok := m["question_time"]; ok {
-		q.AskedAt, _ = p.time(qp+".question_time", v, "question_time")
+		q.AskedAt, askedRaw = p.time(qp+".question_time", v, "question_time")
 	} else {
 		missing = append(missing, "question_time")
 	}
@@ -342,8 +368,9 @@ func (p *personaParser) question(qp string, item any, ids map[string]string) (Qu
 		p.add(qp, DefectMissingField, "question %q lacks %s", q.ID, strings.Join(missing, ", "))
 	}
 	if v, ok := m["answer"]; ok && v != nil {
-		q.Answer = textOf(v)
+		q.Answer = p.text(qp+".answer", "answer", v)
 	}
+	asked := traceTime{q.AskedAt, askedRaw}
 	if strings.TrimSpace(q.Answer) == "" {
 		p.add(qp+".answer", DefectNoAnswer, "question %q has no answer", q.ID)
 	}
@@ -361,7 +388,7 @@ func (p *personaParser) question(qp string, item any, ids map[string]string) (Qu
 		if !ok || v == nil {
 			continue
 		}
-		got := p.idList(jsonPath(qp, key), v, ids)
+		got := p.idList(jsonPath(qp, key), v, ids, asked)
 		setExtra(&q, key, got)
 		qlevel = append(qlevel, got...)
 	}
@@ -376,11 +403,11 @@ func (p *personaParser) question(qp string, item any, ids map[string]string) (Qu
 			}
 			var eg EvidenceGroup
 			if s, ok := gm["statement"]; ok {
-				eg.Statement = textOf(s)
+				eg.Statement = p.text(gp+".statement", "statement", s)
 			}
 			for _, key := range evidenceIDKeys {
 				if v, ok := gm[key]; ok && v != nil {
-					eg.TraceIDs = append(eg.TraceIDs, p.idList(jsonPath(gp, key), v, ids)...)
+					eg.TraceIDs = append(eg.TraceIDs, p.idList(jsonPath(gp, key), v, ids, asked)...)
 				}
 			}
 			for _, k := range sortedKeys(gm) {
@@ -406,7 +433,7 @@ func (p *personaParser) question(qp string, item any, ids map[string]string) (Qu
 		q.Choices = p.choices(qp+".choices", v)
 	}
 	if v, ok := m["correct_choice_id"]; ok && v != nil {
-		q.Correct = textOf(v)
+		q.Correct = p.text(qp+".correct_choice_id", "correct_choice_id", v)
 	}
 	if q.Correct != "" {
 		if len(q.Choices) == 0 {
@@ -420,9 +447,11 @@ func (p *personaParser) question(qp string, item any, ids map[string]string) (Qu
 	return q, true
 }
 
-// idList reads trace ids given as a list or a single value, and records ids
-// not in the corpus with their exact path.
-func (p *personaParser) idList(fp string, v any, ids map[string]string) []string {
+// idList reads trace ids given as a list or a single value, and records with
+// their exact path the ids not in the corpus and those of traces dated after
+// asked, the question's time (no system may return them, so they cap the
+// recall of even the Oracle).
+func (p *personaParser) idList(fp string, v any, ids map[string]string, asked traceTime) []string {
 	var out []string
 	check := func(ip string, e any) {
 		s, ok := idString(e)
@@ -432,6 +461,8 @@ func (p *personaParser) idList(fp string, v any, ids map[string]string) []string
 		}
 		if _, known := ids[s]; !known {
 			p.add(ip, DefectUnknownEvidence, "trace id %q is not in the corpus", s)
+		} else if tt := p.times[s]; !asked.t.IsZero() && tt.t.After(asked.t) {
+			p.add(ip, DefectFutureEvidence, "trace %q is dated %s, after the question's question_time %s: no system may retrieve it, so it caps even the Oracle's recall", s, tt.raw, asked.raw)
 		}
 		out = append(out, s)
 	}
@@ -458,7 +489,7 @@ func (p *personaParser) choices(fp string, v any) []Choice {
 				if id == "" {
 					p.add(index(fp, i), DefectMissingField, "choice lacks id")
 				}
-				out = append(out, Choice{ID: id, Text: textOf(c["text"])})
+				out = append(out, Choice{ID: id, Text: p.text(index(fp, i)+".text", "choice text", c["text"])})
 			case string:
 				out = append(out, Choice{ID: string(rune('A' + i)), Text: c})
 			default:
@@ -467,7 +498,7 @@ func (p *personaParser) choices(fp string, v any) []Choice {
 		}
 	case map[string]any:
 		for _, k := range sortedKeys(x) {
-			out = append(out, Choice{ID: k, Text: textOf(x[k])})
+			out = append(out, Choice{ID: k, Text: p.text(jsonPath(fp, k), "choice text", x[k])})
 		}
 	default:
 		p.add(fp, DefectBadValue, "choices is a JSON %s; want a list or an object", jsonType(v))

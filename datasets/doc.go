@@ -13,7 +13,13 @@
 // the same on any fs.FS, and Sample loads the bundled sample personas. Loaders
 // never drop data silently: every defect goes to the Dataset's validation
 // Report with its file and JSON path. Malformed JSON is an error naming file,
-// line and column.
+// line and column. Among the defects: timestamps that go backwards (a KnowMe
+// stream entry against the one before it, a CloneMem trace against the last
+// date before it), evidence dated after its question's time (it caps even
+// the Oracle's recall), text fields holding numbers, booleans, lists or
+// objects (read as text), strings with bytes that are not UTF-8 (read with
+// U+FFFD), a UTF-8 byte-order mark (skipped), a .json name that is a
+// directory (not read).
 //
 // # Reports and statistics
 //

@@ -202,7 +202,8 @@ func (l *loader) knowMe() (*Dataset, error) {
 }
 
 // dirJSON lists the .json files directly in a subdirectory of the root,
-// relative to the root, in name order.
+// relative to the root, in name order. A directory with a .json name is
+// reported (DefectNotAFile) and not read.
 func (l *loader) dirJSON(dir string) ([]string, error) {
 	entries, err := fs.ReadDir(l.fsys, path.Join(l.root, dir))
 	if err != nil {
@@ -210,9 +211,14 @@ func (l *loader) dirJSON(dir string) ([]string, error) {
 	}
 	var out []string
 	for _, e := range entries {
-		if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") && strings.EqualFold(path.Ext(e.Name()), ".json") {
-			out = append(out, path.Join(dir, e.Name()))
+		if strings.HasPrefix(e.Name(), ".") || !strings.EqualFold(path.Ext(e.Name()), ".json") {
+			continue
 		}
+		if e.IsDir() {
+			l.rep.Add(path.Join(dir, e.Name()), "", DefectNotAFile, fmt.Sprintf("%s is a directory, not a JSON file: not read", l.display(path.Join(dir, e.Name()))))
+			continue
+		}
+		out = append(out, path.Join(dir, e.Name()))
 	}
 	sort.Strings(out)
 	return out, nil
@@ -304,6 +310,7 @@ func parseStream(c *Corpus, file string, list []any, rep *Report) {
 		prev, prevRaw = t.Time, t.TimeRaw
 		for _, k := range []string{FieldLocation, FieldAction, FieldDialogue, FieldEnvironment, FieldBackground, FieldMind} {
 			if v, ok := canon[k]; ok {
+				rep.text(file, jsonPath(ep, srcKey[k]), srcKey[k], v)
 				t.Fields[k] = normalize(v)
 			}
 		}
@@ -418,7 +425,7 @@ func (tp *taskParser) parse(qlist, alist []any) []Question {
 		}
 		q.ID = tp.task + "/" + id
 		if v, ok := m["question"]; ok {
-			q.Text = textOf(v)
+			q.Text = tp.rep.text(tp.qFile, qp+".question", "question", v)
 		} else {
 			tp.add(tp.qFile, qp, DefectMissingField, "question %s lacks question", id)
 		}
@@ -463,7 +470,7 @@ func (tp *taskParser) withAnswer(q Question, id, ap string, m map[string]any) Qu
 	case []any:
 		q.Ordering, q.Answer = tp.ordering(ap+".answer", a, &q)
 	default:
-		q.Answer = textOf(a)
+		q.Answer = tp.rep.text(tp.aFile, ap+".answer", "answer", a)
 	}
 	if strings.TrimSpace(q.Answer) == "" {
 		tp.add(tp.aFile, ap+".answer", DefectNoAnswer, "question %s has an empty or null answer", id)
@@ -499,7 +506,8 @@ func (tp *taskParser) ordering(ap string, list []any, q *Question) ([]RankedEven
 			evs = append(evs, RankedEvent{Rank: i + 1, Event: x})
 		case map[string]any:
 			x = lowerKeys(x)
-			r := RankedEvent{Rank: i + 1, Event: textOf(x["event"]), Reasoning: textOf(x["reasoning"])}
+			r := RankedEvent{Rank: i + 1, Event: tp.rep.text(tp.aFile, ip+".event", "event", x["event"]),
+				Reasoning: tp.rep.text(tp.aFile, ip+".reasoning", "reasoning", x["reasoning"])}
 			if s, ok := idString(x["rank"]); ok {
 				if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
 					r.Rank = n

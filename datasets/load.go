@@ -90,6 +90,7 @@ func LoadFormatFS(fsys fs.FS, root, source, format string) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.Report.Defects = append(l.rep.Defects, d.Report.Defects...)
 	d.Source = l.source
 	if d.Name == "" {
 		d.Name = datasetName(l.root, l.source)
@@ -153,6 +154,9 @@ type loader struct {
 	op     string // "load", "load clonemem", "load knowme"
 	files  map[string][]byte
 	parsed map[string]any
+	// rep holds the defects found while reading files (encoding), put
+	// first in the dataset's report.
+	rep Report
 }
 
 func (l *loader) errf(format string, args ...any) error {
@@ -219,8 +223,14 @@ func (l *loader) fingerprint() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// utf8BOM is the UTF-8 byte-order mark.
+var utf8BOM = []byte("\ufeff")
+
 // decode reads and parses one JSON file. Numbers are kept as json.Number.
-// Malformed JSON is an error naming file:line:column.
+// Malformed JSON is an error naming file:line:column. A leading UTF-8
+// byte-order mark is skipped and reported, and so is every string holding
+// bytes that are not UTF-8 (read with U+FFFD in their place), with its JSON
+// path (DefectEncoding).
 func (l *loader) decode(rel string) (any, error) {
 	if v, ok := l.parsed[rel]; ok {
 		return v, nil
@@ -229,15 +239,115 @@ func (l *loader) decode(rel string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if bytes.HasPrefix(data, utf8BOM) {
+		data = data[len(utf8BOM):]
+		l.rep.Add(rel, "", DefectEncoding, "the file starts with a UTF-8 byte-order mark (skipped; JSON has none)")
+	}
 	v, err := decodeJSON(data)
 	if err != nil {
 		return nil, l.jsonError(rel, data, err)
+	}
+	if !utf8.Valid(data) {
+		for _, b := range invalidUTF8(data) {
+			line, col := lineCol(data, int64(b.off))
+			l.rep.Add(rel, b.path, DefectEncoding, fmt.Sprintf("%s holds bytes that are not UTF-8 (the first at line %d, column %d); read with U+FFFD in their place", b.what, line, col))
+		}
 	}
 	if l.parsed == nil {
 		l.parsed = map[string]any{}
 	}
 	l.parsed[rel] = v
 	return v, nil
+}
+
+// badBytes is a string of a JSON document holding bytes that are not UTF-8:
+// its JSON path, "a key" or "a string", and the offset of the first bad
+// byte.
+type badBytes struct {
+	path, what string
+	off        int
+}
+
+// invalidUTF8 finds the strings (keys and values) of a well-formed JSON
+// document that hold bytes that are not UTF-8; invalid bytes can only be
+// inside strings, anything else is a syntax error.
+func invalidUTF8(data []byte) []badBytes {
+	type frame struct {
+		path         string
+		obj, wantKey bool
+		key          string
+		idx          int
+	}
+	var st []frame
+	valuePath := func() string {
+		if len(st) == 0 {
+			return "$"
+		}
+		f := st[len(st)-1]
+		if f.obj {
+			return jsonPath(f.path, f.key)
+		}
+		return index(f.path, f.idx)
+	}
+	advance := func() {
+		if len(st) == 0 {
+			return
+		}
+		if f := &st[len(st)-1]; f.obj {
+			f.wantKey = true
+		} else {
+			f.idx++
+		}
+	}
+	firstBad := func(b []byte, base int) int {
+		for i := 0; i < len(b); {
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n <= 1 {
+				return base + i
+			}
+			i += n
+		}
+		return base
+	}
+	var out []badBytes
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	for {
+		before := int(dec.InputOffset())
+		tok, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		after := int(dec.InputOffset())
+		bad := !utf8.Valid(data[before:after])
+		if n := len(st); n > 0 && st[n-1].obj && st[n-1].wantKey {
+			key, isKey := tok.(string)
+			if !isKey { // the closing brace
+				st = st[:n-1]
+				advance()
+				continue
+			}
+			st[n-1].key, st[n-1].wantKey = key, false
+			if bad {
+				out = append(out, badBytes{jsonPath(st[n-1].path, key), "the key", firstBad(data[before:after], before)})
+			}
+			continue
+		}
+		switch d, _ := tok.(json.Delim); d {
+		case '{':
+			st = append(st, frame{path: valuePath(), obj: true, wantKey: true})
+		case '[':
+			st = append(st, frame{path: valuePath()})
+		case '}', ']':
+			st = st[:len(st)-1]
+			advance()
+		default:
+			if bad {
+				out = append(out, badBytes{valuePath(), "the string", firstBad(data[before:after], before)})
+			}
+			advance()
+		}
+	}
 }
 
 // posError is a JSON error at a 0-based byte offset.
@@ -481,6 +591,18 @@ func normalize(v any) any {
 		return out
 	}
 	return v
+}
+
+// text is textOf(v) for a field that should hold text, reporting a value
+// that is not a string or null (DefectNotText) at file and path; name is
+// the field's name in the message.
+func (r *Report) text(file, path, name string, v any) string {
+	switch v.(type) {
+	case nil, string:
+	default:
+		r.Add(file, path, DefectNotText, fmt.Sprintf("%s is a JSON %s; want a string (read as %q)", name, jsonType(v), clip(textOf(v), 60)))
+	}
+	return textOf(v)
 }
 
 // textOf renders a value as text: strings as they are, numbers and booleans

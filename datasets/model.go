@@ -190,6 +190,10 @@ const (
 	DefectNoAnswer        = "no_answer"           // a question has no reference answer
 	DefectUnmatched       = "unmatched"           // a question without answer record or the reverse
 	DefectBadValue        = "bad_value"           // a field has an unexpected type or value
+	DefectNotText         = "not_text"            // a text field holds a number, boolean, list or object (read as text)
+	DefectFutureEvidence  = "future_evidence"     // a cited trace is dated after its question's time (no system may retrieve it)
+	DefectEncoding        = "encoding"            // a file is not UTF-8, or starts with a byte-order mark (skipped)
+	DefectNotAFile        = "not_a_file"          // a dataset file name names a directory (not read)
 )
 
 // Defect is one problem found while loading: the file, the JSON path inside

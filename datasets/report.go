@@ -54,8 +54,11 @@ func (r Report) WriteText(w io.Writer, maxPerKind int) error {
 
 // WriteValidation writes what `memlab datasets validate` prints: the
 // dataset's identity and size (traces, questions per task), its timestamp
-// defects (empty, unparseable, backwards), evidence references and unknown
-// ones, records missing fields, questions without reference answer
+// defects (empty, unparseable, backwards), evidence references, unknown
+// ones and those dated after their question, text fields holding numbers or
+// lists, encoding problems (bytes that are not UTF-8, byte-order marks),
+// dataset file names that are directories, records missing fields,
+// questions without reference answer
 // (Question.HasReference: judges and proxies leave them out and count
 // them as "no reference"), then the defect report with up to
 // maxPerKind defects per kind (see Report.WriteText).
@@ -63,7 +66,8 @@ func (r Report) WriteText(w io.Writer, maxPerKind int) error {
 // Backwards timestamps compare each KnowMe stream entry with the one just
 // before it; an entry whose time is empty or unparseable after one with a
 // known time also counts (the order is lost there), and the line tells the
-// two cases apart.
+// two cases apart. A CloneMem trace counts when it is dated before the last
+// known date before it in its context.
 func WriteValidation(w io.Writer, d *Dataset, maxPerKind int) error {
 	if d == nil {
 		panic("datasets: WriteValidation of a nil dataset")
@@ -100,6 +104,10 @@ func WriteValidation(w io.Writer, d *Dataset, maxPerKind int) error {
 	fmt.Fprintf(tw, "backwards timestamps:\t%d (%d to an earlier time, %d from a known time to an empty or unparseable one)\n",
 		counts[DefectBackwardsTime], earlier, lost)
 	fmt.Fprintf(tw, "evidence references:\t%d in %d questions, %d unknown\n", s.EvidenceRefs, s.WithEvidence, s.UnknownRefs)
+	fmt.Fprintf(tw, "evidence after question time:\t%d (no system may retrieve it: it caps Oracle recall)\n", counts[DefectFutureEvidence])
+	fmt.Fprintf(tw, "text fields holding other values:\t%d\n", counts[DefectNotText])
+	fmt.Fprintf(tw, "encoding problems:\t%d (invalid UTF-8, byte-order marks)\n", counts[DefectEncoding])
+	fmt.Fprintf(tw, "names that are directories:\t%d\n", counts[DefectNotAFile])
 	fmt.Fprintf(tw, "records missing fields:\t%d\n", counts[DefectMissingField])
 	fmt.Fprintf(tw, "duplicate ids:\t%d\n", counts[DefectDuplicateID])
 	noRef := 0
