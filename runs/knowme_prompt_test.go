@@ -53,6 +53,9 @@ var trickyOrderings = [][]datasets.RankedEvent{
 // evaluate/run_eval.py's rules), and requires every system and user message
 // to be byte-identical.
 func TestKnowMeJudgePromptsMatchTheOfficialScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1,010 judge calls through the fake server (a few seconds); skipped under -short")
+	}
 	if _, err := os.Stat(knowMeDataset1); err != nil {
 		t.Skipf("KnowMe-Bench dataset 1 absent (%v); see shared/datasets/knowmebench/README.md", err)
 	}

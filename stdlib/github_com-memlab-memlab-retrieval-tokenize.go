@@ -10,9 +10,10 @@ import (
 func init() {
 	Symbols["github.com/memlab/memlab/retrieval/tokenize/tokenize"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"ContentTokens": reflect.ValueOf(tokenize.ContentTokens),
-		"IsStopword":    reflect.ValueOf(tokenize.IsStopword),
-		"Stopwords":     reflect.ValueOf(tokenize.Stopwords),
-		"Tokens":        reflect.ValueOf(tokenize.Tokens),
+		"ContentTokens":      reflect.ValueOf(tokenize.ContentTokens),
+		"IsDefaultIgnorable": reflect.ValueOf(tokenize.IsDefaultIgnorable),
+		"IsStopword":         reflect.ValueOf(tokenize.IsStopword),
+		"Stopwords":          reflect.ValueOf(tokenize.Stopwords),
+		"Tokens":             reflect.ValueOf(tokenize.Tokens),
 	}
 }
