@@ -33,8 +33,8 @@ func ExampleCompare() {
 		fmt.Println(row[0], "|", row[3], "|", row[4])
 	}
 	// Output:
-	// flat-bm25 k=5 | 0.296 [0.185, 0.426] | (baseline)
-	// flat-bm25 k=10 | 0.463 [0.333, 0.593] | +0.167, p = 0.004 (n=54)
+	// flat-bm25 k=5 | 0.296 [0.185, 0.426] (n=54) | (baseline)
+	// flat-bm25 k=10 | 0.463 [0.333, 0.593] (n=54) | +0.167, p = 0.004 (n=54)
 }
 
 // Breakdown summarises records per group, with the n behind each mean.

@@ -103,7 +103,7 @@ func TestQuickstartWithErrata(t *testing.T) {
 		`errata fixes\.csv sha256:[0-9a-f]{16} \(1 excluded, 1 patched\)`, `, 53 questions, `,
 		// every table has one question fewer
 		`\| all \| flat-bm25 \| 5 \| 53 / 0 / 0 \|`, `\| all \| oracle \| 10 \| 53 / 0 / 0 \| 1\.000 \|`,
-		`\| oracle k=10 \| 10 \| 53 \| 1\.000 \[1\.000, 1\.000\] \|`,
+		`\| oracle k=10 \| 10 \| 53 \| 1\.000 \[1\.000, 1\.000\] \(n=53\) \|`,
 		// raw and corrected side by side, per system at k = 10
 		`### flat-bm25 k=10: raw and corrected`, `### oracle k=10: raw and corrected`,
 		`\| metric \| raw mean \(n\) \| corrected mean \(n\) \| Δ \(corrected - raw\) \| excluded \| patched \| scores changed \|`,

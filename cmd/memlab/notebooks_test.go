@@ -97,7 +97,7 @@ func TestPaperNotebooksOfflineOnSample(t *testing.T) {
 			`A-Mem: needs a model`, `Mem0: needs a model`, `paired difference against Oracle`,
 		},
 		"clonemem_ablation_embedding": {
-			`\| bm25 \| extractive \| [0-9a-f]{16} \| flat-bm25 \| 10 \| 54 \(0\) \|`, `\| lsa \| extractive \|`,
+			`\| bm25 \| extractive \| [0-9a-f]{16} \| flat-bm25 \| 10 \| 54 / 0 / 0 \|`, `\| lsa \| extractive \|`,
 			`\| embedder=hashed,backbone=extractive \| 10 \| 54 \| 0\.\d+ \[`, `paired difference against embedder=bm25,backbone=extractive`,
 		},
 		"clonemem_ablation_units": {

@@ -60,7 +60,7 @@ func TestQuickstartOnSample(t *testing.T) {
 		// per-task recall at each k
 		`\| trajectory \| flat-bm25 \| 6 \|`,
 		// the comparison with intervals and a paired test
-		`\| oracle k=10 \| 10 \| 54 \| 1\.000 \[1\.000, 1\.000\] \| \+0\.342, p < 0\.001 \(n=54\) \|`, `Holm-adjusted`,
+		`\| oracle k=10 \| 10 \| 54 \| 1\.000 \[1\.000, 1\.000\] \(n=54\) \| \+0\.342, p < 0\.001 \(n=54\) \|`, `Holm-adjusted`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("quickstart output lacks %s", re)
