@@ -17,8 +17,8 @@ import (
 )
 
 // DenseIndex is dense retrieval over units with any llm.Embedder: the units
-// are embedded once, in batches, into a VecStore (in time order, so the
-// units admitted at a question's time are a prefix), and each query is
+// are embedded once, in one Embed call (the embedder batches them), into a
+// VecStore (in time order, so the units admitted at a question's time are a prefix), and each query is
 // embedded at search time. Units with blank text are not sent to the
 // embedder (model endpoints reject empty inputs): they get a zero vector,
 // which scores 0 against every query.
@@ -36,9 +36,6 @@ type DenseIndex struct {
 	query  atomic.Int64
 	cached bool
 }
-
-// DenseBatch is the number of texts per Embed call while indexing.
-const DenseBatch = 256
 
 // NewDenseIndex embeds units with emb. When cacheDir is not "", the vectors
 // are saved there (file "dense-<key>.vec", key = hash of the embedder name
@@ -84,20 +81,21 @@ func NewDenseIndex(ctx context.Context, emb llm.Embedder, units []Unit, cacheDir
 			rows = append(rows, r)
 		}
 	}
+	// One call: the embedder batches the texts (llm.ClientEmbedder sends
+	// its batches concurrently, up to the endpoint's limit).
 	vecs := make([][]float32, len(x.units))
-	for lo := 0; lo < len(texts); lo += DenseBatch {
-		hi := min(lo+DenseBatch, len(texts))
-		got, err := emb.Embed(ctx, texts[lo:hi])
+	if len(texts) > 0 {
+		got, err := emb.Embed(ctx, texts)
 		if err != nil {
-			return nil, errorf("new dense index: embed units %d-%d with %s: %w", lo, hi-1, emb.Name(), err)
+			return nil, errorf("new dense index: embed %d units with %s: %w", len(texts), emb.Name(), err)
 		}
-		if len(got) != hi-lo {
-			return nil, errorf("new dense index: %s returned %d vectors for %d texts", emb.Name(), len(got), hi-lo)
+		if len(got) != len(texts) {
+			return nil, errorf("new dense index: %s returned %d vectors for %d texts", emb.Name(), len(got), len(texts))
 		}
 		for j, v := range got {
-			vecs[rows[lo+j]] = v
+			vecs[rows[j]] = v
 		}
-		x.ingest += hi - lo
+		x.ingest = len(texts)
 	}
 	dims := 0
 	for _, v := range vecs {

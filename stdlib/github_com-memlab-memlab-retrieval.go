@@ -33,7 +33,6 @@ func init() {
 		"DefaultTimeDepth":            reflect.ValueOf(constant.MakeFromLiteral("5", token.INT, 0)),
 		"DefaultTimeMaxTokens":        reflect.ValueOf(constant.MakeFromLiteral("100", token.INT, 0)),
 		"DefaultTimeWidenDays":        reflect.ValueOf(constant.MakeFromLiteral("2", token.INT, 0)),
-		"DenseBatch":                  reflect.ValueOf(constant.MakeFromLiteral("256", token.INT, 0)),
 		"EmbedMetered":                reflect.ValueOf(retrieval.EmbedMetered),
 		"ErrCorruptVecStore":          reflect.ValueOf(&retrieval.ErrCorruptVecStore).Elem(),
 		"ErrExtractionInvalid":        reflect.ValueOf(&retrieval.ErrExtractionInvalid).Elem(),
