@@ -174,6 +174,13 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	if !CallsAllowed(ctx) {
 		return ChatResponse{}, refused(req.Role, req.Model)
 	}
+	if DryRun() {
+		r := RefusedCalls{Calls: 1, MaxCompletionTokens: req.MaxTokens, CompletionUnbounded: req.MaxTokens == 0}
+		for _, m := range req.Messages {
+			r.PromptTokens += EstimateTokens(m.Content)
+		}
+		return ChatResponse{}, c.refuseDryRun(req.Role, req.Model, RoleBackbone, r)
+	}
 	resp, err := c.chat(ctx, req)
 	if t := tallyOf(ctx); t != nil {
 		t.add(err, resp.Cached, resp.Usage, 0)
@@ -308,6 +315,13 @@ func (c *Client) chatCall(ctx context.Context, rt *endpointRT, model string, req
 func (c *Client) Embed(ctx context.Context, req EmbedRequest) (EmbedResponse, error) {
 	if !CallsAllowed(ctx) {
 		return EmbedResponse{}, refused(req.Role, req.Model)
+	}
+	if DryRun() {
+		r := RefusedCalls{Calls: 1, EmbedCalls: 1, Texts: len(req.Inputs)}
+		for _, s := range req.Inputs {
+			r.PromptTokens += EstimateTokens(s)
+		}
+		return EmbedResponse{}, c.refuseDryRun(req.Role, req.Model, RoleEmbedder, r)
 	}
 	resp, err := c.embed(ctx, req)
 	if t := tallyOf(ctx); t != nil {

@@ -91,11 +91,14 @@ func Default() (*Client, error) {
 		ch.Close()
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), CheckTimeout)
-	defer cancel()
-	if err := cl.Check(ctx); err != nil {
-		ch.Close()
-		return nil, err
+	// A dry run sends nothing, not even the check.
+	if !DryRun() {
+		ctx, cancel := context.WithTimeout(context.Background(), CheckTimeout)
+		defer cancel()
+		if err := cl.Check(ctx); err != nil {
+			ch.Close()
+			return nil, err
+		}
 	}
 	defaultClient, defaultCache = cl, ch
 	return cl, nil

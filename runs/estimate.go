@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/memlab/memlab/analysis"
@@ -27,8 +26,11 @@ type StageEstimate struct {
 	// MaxCompletionTokens is the most the replies may hold (the requests'
 	// max_tokens); 0 when some request leaves it to the server.
 	MaxCompletionTokens int
-	// Embeds is the number of texts sent to an embedder.
-	Embeds int
+	// Embeds is the number of texts sent to an embedder, and EmbedCalls
+	// the calls of Calls that send them (they have no completion), when
+	// the calls are embedding calls (the dry run's refused calls; the
+	// planned stages count chat calls only).
+	Embeds, EmbedCalls int
 	// Known is false when the stage's cost cannot be fully estimated
 	// before the run (Note says why); the numbers are then a lower bound.
 	Known bool
@@ -360,26 +362,31 @@ func EstimateTable(es []*Estimate) analysis.Table {
 		Align: []string{"l", "r", "l", "r", "r", "r", "r", "l", "r", "l"}}
 	for _, e := range es {
 		for _, s := range e.Stages() {
-			completion := fmt.Sprint(s.MaxCompletionTokens)
-			if s.Calls > 0 && s.MaxCompletionTokens == 0 {
-				completion = "unbounded"
-			}
-			cost := ""
-			switch {
-			case !s.Priced:
-				if s.Calls > 0 {
-					cost = "no price"
-				}
-			case s.MaxCostUSD > 0:
-				cost = fmt.Sprintf("%.4f–%.4f", s.CostUSD, s.MaxCostUSD)
-			default:
-				cost = fmt.Sprintf("≥ %.4f", s.CostUSD)
-			}
-			t.AddRow([]string{e.Label, fmt.Sprint(e.Questions), s.Name, span(s.Calls, s.MaxCalls, s.Known),
-				span(s.PromptTokens, s.MaxPromptTokens, s.Known), completion, fmt.Sprint(s.Embeds), s.Model, cost, s.Note})
+			t.AddRow(stageRow(e.Label, fmt.Sprint(e.Questions), s.Name, s.StageEstimate))
 		}
 	}
 	return t
+}
+
+// stageRow is one row of EstimateTable.
+func stageRow(label, questions, stage string, s StageEstimate) []string {
+	completion := fmt.Sprint(s.MaxCompletionTokens)
+	if s.Calls > s.EmbedCalls && s.MaxCompletionTokens == 0 {
+		completion = "unbounded"
+	}
+	cost := ""
+	switch {
+	case !s.Priced:
+		if s.Calls > 0 {
+			cost = "no price"
+		}
+	case s.MaxCostUSD > 0:
+		cost = fmt.Sprintf("%.4f–%.4f", s.CostUSD, s.MaxCostUSD)
+	default:
+		cost = fmt.Sprintf("≥ %.4f", s.CostUSD)
+	}
+	return []string{label, questions, stage, span(s.Calls, s.MaxCalls, s.Known),
+		span(s.PromptTokens, s.MaxPromptTokens, s.Known), completion, fmt.Sprint(s.Embeds), s.Model, cost, s.Note}
 }
 
 // span formats an estimate: exact, a range, or a lower bound.
@@ -393,9 +400,9 @@ func span(lo, hi int, exact bool) string {
 	return fmt.Sprintf("≥ %d", lo)
 }
 
-// dryRun reports whether runs only estimate (MEMLAB_DRY_RUN=1, set by
-// `memlab run -dry-run`).
-func dryRun() bool { return os.Getenv("MEMLAB_DRY_RUN") == "1" }
+// dryRun reports whether runs only estimate: the process is a dry run
+// (llm.DryRun: MEMLAB_DRY_RUN=1, set by `memlab run -dry-run`).
+func dryRun() bool { return llm.DryRun() }
 
 // UsageTable is what runs spent, per stage, from their records' usage (the
 // figures an Estimate predicts): one row per run and stage with model

@@ -36,12 +36,14 @@
 // that a cell crashing the interpreter (a panic in a goroutine it started)
 // fails as that cell's error and the outputs are still written;
 // -isolate=false runs them in the memlab process itself. -dry-run asks
-// nothing (every model call is refused, cache hits included): each run
+// nothing (every model call of the process is refused, cache hits and calls
+// outside runs included, and the endpoints are not checked): each run
 // the notebook makes estimates what it would spend per stage (ingest,
 // retrieve, read, judge: calls, prompt tokens, completion bound, texts
 // embedded, and the cost when the config prices the model; exact, a range
 // or a lower bound, see runs.EstimateRun), the table is printed at the end
-// and written to NOTEBOOK.estimate.json. After a real run that called
+// with the calls refused outside runs and one total (runs.DryRun), and the
+// estimates are written to NOTEBOOK.estimate.json. After a real run that called
 // models, what each stage spent is printed from the runs' records.
 //
 // sweep runs a notebook once per point of the grid of its -p axes (each a

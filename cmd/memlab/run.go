@@ -66,10 +66,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	var estimates []*runs.Estimate
 	if *dry {
-		// runs.Run reads it; the notebook runs in this process so that
-		// the estimates can be collected.
-		os.Setenv("MEMLAB_DRY_RUN", "1")
-		defer os.Unsetenv("MEMLAB_DRY_RUN")
+		// Every model client refuses every call (llm.DryRun) and runs.Run
+		// estimates; the notebook runs in this process so that the
+		// estimates and the refused calls can be collected (a worker
+		// process would inherit the dry run through the environment).
+		os.Setenv(llm.DryRunEnv, "1")
+		defer os.Unsetenv(llm.DryRunEnv)
+		llm.ResetRefused()
 		*sf.noStore, *isolate = true, false
 		remove := runs.Observe(func(r *runs.Result) {
 			if r.Estimate != nil {
@@ -124,7 +127,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "memlab run: wrote %s and %s (%.1fs)\n", res.Ipynb, res.Report, res.Duration.Seconds())
 	}
 	if *dry {
-		fmt.Fprintf(stdout, "\ndry run of %s: %d runs, nothing asked\n\n%s", pos[0], len(estimates), runs.EstimateTable(estimates).Markdown())
 		if res != nil && res.Ipynb != "" {
 			p := filepath.Join(filepath.Dir(res.Ipynb), strings.TrimSuffix(filepath.Base(pos[0]), ".go")+".estimate.json")
 			if werr := writeEstimates(p, estimates); werr != nil {
@@ -137,9 +139,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		if errors.As(err, &ce) && len(estimates) > 0 {
 			// Later cells see runs without records; their errors are
 			// expected in a dry run.
-			fmt.Fprintf(stderr, "memlab run: dry run: %v (expected: the runs have no records)\n", err)
-			return nil
+			fmt.Fprintf(stderr, "memlab run: dry run: %s stopped on %q, as expected: a dry run's runs have no records, so the cells after it did not run\n",
+				cellPlace(ce), strings.TrimPrefix(ce.Msg, "panic: "))
+			err = nil
 		}
+		dr := runs.NewDryRun(estimates, llm.Refused())
+		fmt.Fprintf(stdout, "\ndry run of %s: %d runs, nothing asked\n\n%s\n%s\n", pos[0], len(estimates), dr.Table().Markdown(), dr.TotalLine())
 	}
 	return err
 }
@@ -159,4 +164,17 @@ func writeEstimates(path string, es []*runs.Estimate) error {
 		return fmt.Errorf("estimates: %w", err)
 	}
 	return nil
+}
+
+// cellPlace is where a cell error happened: "FILE:LINE: cell N" (as much
+// of it as is known).
+func cellPlace(ce *kernel.CellError) string {
+	s := fmt.Sprintf("cell %d", ce.Cell)
+	switch {
+	case ce.File != "" && ce.FileLine > 0:
+		return fmt.Sprintf("%s:%d: %s", ce.File, ce.FileLine, s)
+	case ce.File != "":
+		return ce.File + ": " + s
+	}
+	return s
 }

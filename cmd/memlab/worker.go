@@ -46,6 +46,7 @@ func workerMain(args []string, stdout, stderr io.Writer) int {
 	}
 	err = worker.Serve(opts)
 	printUsage(stderr)
+	printRefused(stderr)
 	if cerr := llm.CloseDefault(); cerr != nil {
 		fmt.Fprintf(stderr, "memlab: closing the model call cache: %v\n", cerr)
 	}
@@ -54,6 +55,24 @@ func workerMain(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// printRefused writes the model calls a dry run refused in this process
+// (llm.Refused), when it is one: a worker inherits the dry run of the
+// process that started it through the environment (llm.DryRunEnv).
+func printRefused(w io.Writer) {
+	if !llm.DryRun() {
+		return
+	}
+	rs := llm.Refused()
+	if len(rs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "model calls refused by the dry run in this process:")
+	for _, r := range rs {
+		fmt.Fprintf(w, "  role %s (%s on endpoint %q): %d calls, %d texts embedded, about %d prompt tokens\n",
+			r.Role, r.Model, r.Endpoint, r.Calls, r.Texts, r.PromptTokens)
+	}
 }
 
 // workerArgs are the arguments of a worker for the store flags f, the
