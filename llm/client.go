@@ -25,6 +25,10 @@ type Options struct {
 	// BackoffBase and BackoffMax bound the exponential backoff between
 	// attempts (defaults 500ms and 30s); a Retry-After header overrides it.
 	BackoffBase, BackoffMax time.Duration
+	// MaxRetryAfter is the longest Retry-After waited (0 =
+	// DefaultMaxRetryAfter, 120 s) on endpoints that set no
+	// max_retry_after: past it the call fails as rate-limited.
+	MaxRetryAfter time.Duration
 	// Seed seeds the backoff jitter (0 = a fixed default), so runs are
 	// reproducible.
 	Seed uint64
@@ -68,6 +72,9 @@ func New(cfg *Config, opts Options) (*Client, error) {
 	}
 	if opts.BackoffMax <= 0 {
 		opts.BackoffMax = 30 * time.Second
+	}
+	if opts.MaxRetryAfter <= 0 {
+		opts.MaxRetryAfter = DefaultMaxRetryAfter
 	}
 	seed := opts.Seed
 	if seed == 0 {
@@ -429,8 +436,10 @@ type badOutput struct{ msg string }
 func (b *badOutput) Error() string { return b.msg }
 
 // retry runs one attempt at a time until success, a failure that is not
-// retried, the endpoint's max attempts, or the end of ctx. Each attempt
-// takes a concurrency slot and rate budget, and has the endpoint's timeout.
+// retried, the endpoint's max attempts, a Retry-After longer than the
+// cap (maxRetryAfter: the call fails as rate-limited), or the end of ctx.
+// Each attempt takes a concurrency slot and rate budget, and has the
+// endpoint's timeout; the waits between attempts are listed by Waiting.
 // It returns the number of attempts made.
 func (c *Client) retry(ctx context.Context, rt *endpointRT, model string, estimate float64,
 	attempt func(ctx context.Context, r *replica) (tokens int, err error)) (int, error) {
@@ -465,16 +474,35 @@ func (c *Client) retry(ctx context.Context, rt *endpointRT, model string, estima
 		}
 		wait := c.backoff(n)
 		if info.retryAfter > 0 {
+			if limit := c.maxRetryAfter(rt); info.retryAfter > limit {
+				last.Kind = ErrRateLimit
+				last.Message = fmt.Sprintf("%s (the server asked to wait Retry-After %s, more than max_retry_after %s of endpoint %q: not retried)",
+					last.Message, info.retryAfter, limit, rt.ep.Name)
+				return n, last
+			}
 			wait = info.retryAfter
 		}
+		end := startWait(&Wait{Endpoint: rt.ep.Name, Model: model, Status: last.Status, Kind: last.Kind,
+			Until: time.Now().Add(wait), RetryAfter: info.retryAfter > 0})
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
+			end()
 			return n, c.canceled(rt, model, n, ctx.Err())
 		case <-t.C:
 		}
+		end()
 	}
+}
+
+// maxRetryAfter is the longest Retry-After waited on rt: its
+// max_retry_after, else the client's MaxRetryAfter.
+func (c *Client) maxRetryAfter(rt *endpointRT) time.Duration {
+	if rt.ep.MaxRetryAfter > 0 {
+		return rt.ep.MaxRetryAfter
+	}
+	return c.opts.MaxRetryAfter
 }
 
 // asError makes sure a failure from the cache path is an *Error: a call's

@@ -30,6 +30,7 @@ import (
 //	tokens_per_minute = 400000   # prompt + completion tokens; 0 = unlimited
 //	timeout = 60s                # per attempt (default 120s)
 //	max_attempts = 6             # retries on 429, 5xx, timeouts and broken connections (default 6)
+//	max_retry_after = 120s       # longest Retry-After waited; past it the call fails (default 120s)
 //
 //	[role backbone]
 //	endpoint = vllm
@@ -73,7 +74,10 @@ type Endpoint struct {
 	TokensPerMinute   int
 	Timeout           time.Duration
 	MaxAttempts       int
-	line              int // where the section starts, for messages
+	// MaxRetryAfter is the longest Retry-After waited (0 = the client's
+	// Options.MaxRetryAfter); a longer one fails the call as rate-limited.
+	MaxRetryAfter time.Duration
+	line          int // where the section starts, for messages
 }
 
 // secret holds an API key.
@@ -297,7 +301,7 @@ func leadingWord(line string) string {
 
 // settings are the keys of each section kind.
 var settings = map[string][]string{
-	"endpoint": {"base_url", "api_key_env", "api_key", "max_concurrency", "requests_per_minute", "tokens_per_minute", "timeout", "max_attempts"},
+	"endpoint": {"base_url", "api_key_env", "api_key", "max_concurrency", "requests_per_minute", "tokens_per_minute", "timeout", "max_attempts", "max_retry_after"},
 	"role":     {"endpoint", "model"},
 }
 
@@ -425,6 +429,11 @@ func setEndpoint(e *Endpoint, key, value string, getenv func(string) string) err
 		e.Timeout, err = time.ParseDuration(value)
 		if err != nil || e.Timeout <= 0 {
 			err = fmt.Errorf("timeout: want a positive duration such as 60s")
+		}
+	case "max_retry_after":
+		e.MaxRetryAfter, err = time.ParseDuration(value)
+		if err != nil || e.MaxRetryAfter <= 0 {
+			err = fmt.Errorf("max_retry_after: want a positive duration such as 120s")
 		}
 	default:
 		err = fmt.Errorf("unknown setting %s (known: %s)", quoteName(key), strings.Join(settings["endpoint"], ", "))

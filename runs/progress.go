@@ -3,15 +3,21 @@ package runs
 import (
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/memlab/memlab/display"
+	"github.com/memlab/memlab/llm"
 )
 
 // Progress is told about a run's questions as they complete. Step is
-// called from several goroutines; implementations synchronise.
+// called from several goroutines; implementations synchronise. The
+// reporters of this package also show, while no question completes, a
+// model call waiting to retry ("waiting 37 s for endpoint X: 429", from
+// llm.Waiting).
 type Progress interface {
 	// Start begins a run of total questions, done of them already
 	// completed (a resumed run).
@@ -22,6 +28,10 @@ type Progress interface {
 	Finish()
 }
 
+// tickEvery is how often a reporter looks at the model calls waiting to
+// retry (llm.Waiting), to show the wait while no question completes.
+const tickEvery = time.Second
+
 // counter is the state shared by the progress reporters.
 type counter struct {
 	mu                  sync.Mutex
@@ -30,6 +40,12 @@ type counter struct {
 	resumed             int
 	start               time.Time
 	now                 func() time.Time
+	// waits lists the calls waiting to retry (nil = llm.Waiting);
+	// lastWait is the wait the last line showed ("" none).
+	waits    func() []llm.Wait
+	lastWait string
+	stop     chan struct{}
+	finished bool
 }
 
 func (c *counter) begin(label string, total, done int) {
@@ -37,11 +53,81 @@ func (c *counter) begin(label string, total, done int) {
 		c.now = time.Now
 	}
 	c.label, c.total, c.done, c.failed, c.resumed, c.start = label, total, done, 0, done, c.now()
+	c.finished, c.lastWait = false, ""
 }
 
-// line is "label  37/100  37%  12.5 q/s  ETA 5s  2 failed".
+// startTicks calls tick every tickEvery until end; tick must return at
+// once when c.finished.
+func (c *counter) startTicks(tick func()) {
+	c.endTicks()
+	stop := make(chan struct{})
+	c.stop = stop
+	go func() {
+		t := time.NewTicker(tickEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				tick()
+			}
+		}
+	}()
+}
+
+// end stops the ticks; c.mu is held.
+func (c *counter) endTicks() {
+	if c.stop != nil {
+		close(c.stop)
+		c.stop = nil
+	}
+}
+
+// end marks the run finished and stops the ticks; c.mu is held.
+func (c *counter) end() {
+	c.finished = true
+	c.endTicks()
+}
+
+// waiting describes the longest wait of a model call before its retry,
+// "waiting 37 s for endpoint X: 429" ("" when no call waits), with the
+// number of calls waiting when there are several.
+func (c *counter) waiting(now time.Time) string {
+	f := c.waits
+	if f == nil {
+		f = llm.Waiting
+	}
+	var longest llm.Wait
+	n := 0
+	for _, w := range f() {
+		if !w.Until.After(now) {
+			continue
+		}
+		if n == 0 || w.Until.After(longest.Until) {
+			longest = w
+		}
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	why := longest.Kind
+	if longest.Status != 0 {
+		why = strconv.Itoa(longest.Status)
+	}
+	s := fmt.Sprintf("waiting %d s for endpoint %s: %s", int(math.Ceil(longest.Until.Sub(now).Seconds())), longest.Endpoint, why)
+	if n > 1 {
+		s += fmt.Sprintf(" (%d calls waiting)", n)
+	}
+	return s
+}
+
+// line is "label  37/100  37%  12.5 q/s  ETA 5s  2 failed", followed by
+// the wait of a model call when one waits to retry.
 func (c *counter) line(width int) string {
-	elapsed := c.now().Sub(c.start)
+	now := c.now()
+	elapsed := now.Sub(c.start)
 	fresh := c.done - c.resumed
 	var rate float64
 	if elapsed > 0 {
@@ -68,6 +154,13 @@ func (c *counter) line(width int) string {
 	if c.resumed > 0 {
 		fmt.Fprintf(&b, " (%d resumed)", c.resumed)
 	}
+	c.lastWait = ""
+	if c.done < c.total {
+		if w := c.waiting(now); w != "" {
+			c.lastWait = w
+			b.WriteString(" " + w)
+		}
+	}
 	return b.String()
 }
 
@@ -90,6 +183,20 @@ func (b *Bar) Start(label string, total, done int) {
 	defer b.mu.Unlock()
 	b.begin(label, total, done)
 	b.draw()
+	b.startTicks(b.tick)
+}
+
+// tick redraws the bar while a model call waits to retry, and once more
+// when the wait is over.
+func (b *Bar) tick() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.finished {
+		return
+	}
+	if b.lastWait != "" || b.waiting(b.now()) != "" {
+		b.draw()
+	}
 }
 
 // Step counts rec and redraws when Interval has passed.
@@ -109,6 +216,7 @@ func (b *Bar) Step(rec Record) {
 func (b *Bar) Finish() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.end()
 	b.draw()
 	fmt.Fprintln(b.w)
 }
@@ -138,6 +246,33 @@ func (l *Lines) Start(label string, total, done int) {
 	defer l.mu.Unlock()
 	l.begin(label, total, done)
 	l.last = l.start
+	l.startTicks(l.tick)
+}
+
+// tick writes a line when a model call starts waiting to retry, and
+// every Interval while calls wait.
+func (l *Lines) tick() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.finished {
+		return
+	}
+	now := l.now()
+	if l.waiting(now) == "" {
+		l.lastWait = ""
+		return
+	}
+	if l.lastWait == "" || now.Sub(l.last) >= l.interval() {
+		l.last = now
+		fmt.Fprintln(l.w, l.line(0))
+	}
+}
+
+func (l *Lines) interval() time.Duration {
+	if l.Interval <= 0 {
+		return 10 * time.Second
+	}
+	return l.Interval
 }
 
 // Step counts rec and writes a line when Interval has passed.
@@ -148,11 +283,7 @@ func (l *Lines) Step(rec Record) {
 	if rec.Failure != "" {
 		l.failed++
 	}
-	iv := l.Interval
-	if iv <= 0 {
-		iv = 10 * time.Second
-	}
-	if now := l.now(); now.Sub(l.last) >= iv && l.done < l.total {
+	if now := l.now(); now.Sub(l.last) >= l.interval() && l.done < l.total {
 		l.last = now
 		fmt.Fprintln(l.w, l.line(0))
 	}
@@ -162,6 +293,7 @@ func (l *Lines) Step(rec Record) {
 func (l *Lines) Finish() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.end()
 	fmt.Fprintln(l.w, l.line(0))
 }
 
@@ -188,6 +320,21 @@ func (p *LiveProgress) Start(label string, total, done int) {
 	p.begin(label, total, done)
 	p.last = p.start
 	p.live.Text(p.line(24))
+	p.startTicks(p.tick)
+}
+
+// tick updates the display while a model call waits to retry, and once
+// more when the wait is over.
+func (p *LiveProgress) tick() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.finished {
+		return
+	}
+	if p.lastWait != "" || p.waiting(p.now()) != "" {
+		p.last = p.now()
+		p.live.Text(p.line(24))
+	}
 }
 
 // Step counts rec and updates the display when Interval has passed.
@@ -212,5 +359,6 @@ func (p *LiveProgress) Step(rec Record) {
 func (p *LiveProgress) Finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.end()
 	p.live.Text(p.line(24))
 }
