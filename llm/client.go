@@ -43,6 +43,7 @@ type Client struct {
 	usage     *usageBook
 	rngMu     sync.Mutex
 	rng       *rand.Rand
+	failures  firstFailures
 }
 
 // endpointRT is an endpoint at run time: its go-openai clients (one per
@@ -192,6 +193,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	if t := tallyOf(ctx); t != nil {
 		t.add(err, resp.Cached, resp.Usage, 0)
 	}
+	c.noteFailure(req.Role, RoleBackbone, err)
 	return resp, err
 }
 
@@ -334,6 +336,7 @@ func (c *Client) Embed(ctx context.Context, req EmbedRequest) (EmbedResponse, er
 	if t := tallyOf(ctx); t != nil {
 		t.add(err, resp.Cached, resp.Usage, len(req.Inputs))
 	}
+	c.noteFailure(req.Role, RoleEmbedder, err)
 	return resp, err
 }
 

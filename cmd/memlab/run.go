@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memlab/memlab/kernel"
@@ -64,6 +65,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	// In-process cells' failures (a worker reports its own).
+	defer reportFailures(stderr)()
 	var estimates []*runs.Estimate
 	if *dry {
 		// Every model client refuses every call (llm.DryRun) and runs.Run
@@ -177,4 +180,25 @@ func cellPlace(ce *kernel.CellError) string {
 		return ce.File + ": " + s
 	}
 	return s
+}
+
+// reportFailures writes to w the first failed model call of each role on
+// each endpoint as it happens (llm.OnFirstFailure), so that a run whose
+// calls all fail (a wrong key, a server answering 500) says why at once
+// rather than only counting failures. It returns the function that stops.
+func reportFailures(w io.Writer) (stop func()) {
+	var mu sync.Mutex
+	// On a terminal the progress bar holds the line: clear it first.
+	clear := ""
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			clear = "\r\x1b[K"
+		}
+	}
+	return llm.OnFirstFailure(func(f llm.Failure) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, "%smemlab: first failed call of role %s on endpoint %q: %v (later failures of this role there are counted, not shown)\n",
+			clear, f.Role, f.Endpoint, f.Err)
+	})
 }

@@ -37,6 +37,7 @@ func workerMain(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer done()
+	defer reportFailures(stderr)()
 	if *live && !*sf.quiet {
 		runs.SetDefaultProgress(func() runs.Progress { return runs.NewLiveProgress() })
 	}

@@ -13,7 +13,7 @@
 // Errors have OpenAI's shape, {"error":{"message","type","param","code"}},
 // with the matching HTTP status: 400 bad request, 401 missing or wrong key
 // (Options.APIKey), 404 unknown model (when Options.Models is not empty) or
-// path, 405 wrong method, 429/500/503 faults.
+// path, 405 wrong method, 429/500/503/401 faults.
 //
 // # Answers
 //
@@ -34,8 +34,9 @@
 // Every model call waits Options.Latency plus a jitter drawn uniformly from
 // [0, Options.Jitter), then may get a fault: 429 with Retry-After, 500, 503,
 // a stall that holds the connection until the client goes away, a body cut
-// in half on a closed connection, message content that is not JSON, or an
-// empty choices (or data) list. Faults come from Faults.Script (by call
+// in half on a closed connection, message content that is not JSON, an
+// empty choices (or data) list, or a 401 on the call alone (the model list
+// stays open, so a client's endpoint check passes). Faults come from Faults.Script (by call
 // number) or from a seeded random plan (Faults.Rate*). Random draws depend
 // only on the seed and the call number, never on goroutine timing, so a
 // plan replays identically. Waits follow the request's context: a client

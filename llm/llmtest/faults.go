@@ -33,11 +33,15 @@ const (
 	// FaultEmpty answers 200 with an empty choices list (chat) or an empty
 	// data list (embeddings).
 	FaultEmpty = "empty"
+	// FaultUnauthorized answers a model call 401 invalid_api_key, as a
+	// server does whose model list is open but whose calls need a key the
+	// client does not have (the endpoint check passes, every call fails).
+	FaultUnauthorized = "unauthorized"
 )
 
 // faultKinds lists the kinds in the order the random plan stacks their
-// rates on [0, 1).
-var faultKinds = []string{FaultRateLimit, FaultServerError, FaultUnavailable, FaultStall, FaultTruncate, FaultBadJSON, FaultEmpty}
+// rates on [0, 1) (a new kind goes last, so that existing plans replay).
+var faultKinds = []string{FaultRateLimit, FaultServerError, FaultUnavailable, FaultStall, FaultTruncate, FaultBadJSON, FaultEmpty, FaultUnauthorized}
 
 // Faults is the fault plan: a script by call number, then seeded random
 // rates. A call that gets a fault consumes no scripted reply and does not
@@ -53,6 +57,7 @@ type Faults struct {
 	RateTruncate float64 // FaultTruncate
 	RateBadJSON  float64 // FaultBadJSON (chat calls that ask for JSON only)
 	RateEmpty    float64 // FaultEmpty
+	Rate401      float64 // FaultUnauthorized
 	// RetryAfter is the wait a 429 asks for: Retry-After in whole seconds
 	// (rounded up) and retry-after-ms in milliseconds; 0 sends "0".
 	RetryAfter time.Duration
@@ -135,11 +140,11 @@ func (o *Options) validate() (map[int]Fault, error) {
 	return script, nil
 }
 
-var rateNames = []string{"Rate429", "Rate500", "Rate503", "RateStall", "RateTruncate", "RateBadJSON", "RateEmpty"}
+var rateNames = []string{"Rate429", "Rate500", "Rate503", "RateStall", "RateTruncate", "RateBadJSON", "RateEmpty", "Rate401"}
 
 // rates returns the rates in faultKinds order.
 func (f *Faults) rates() []float64 {
-	return []float64{f.Rate429, f.Rate500, f.Rate503, f.RateStall, f.RateTruncate, f.RateBadJSON, f.RateEmpty}
+	return []float64{f.Rate429, f.Rate500, f.Rate503, f.RateStall, f.RateTruncate, f.RateBadJSON, f.RateEmpty, f.Rate401}
 }
 
 // Stream constants keep the fault and jitter draws independent when both
@@ -192,8 +197,8 @@ func jitter(seed uint64, n int, max time.Duration) time.Duration {
 	return time.Duration(r.Int64N(int64(max)))
 }
 
-// writeFaultStatus answers the HTTP-status faults (429, 500, 503) and
-// returns false for the other kinds.
+// writeFaultStatus answers the HTTP-status faults (429, 500, 503, 401)
+// and returns false for the other kinds.
 func (s *Server) writeFaultStatus(w http.ResponseWriter, ft Fault) bool {
 	switch ft.Kind {
 	case FaultRateLimit:
@@ -220,6 +225,10 @@ func (s *Server) writeFaultStatus(w http.ResponseWriter, ft Fault) bool {
 	case FaultUnavailable:
 		writeError(w, http.StatusServiceUnavailable, "server_error", "",
 			fmt.Sprintf("The engine is currently overloaded, please try again later (llmtest fault on call %d).", ft.Call))
+		return true
+	case FaultUnauthorized:
+		writeError(w, http.StatusUnauthorized, "invalid_request_error", "invalid_api_key",
+			fmt.Sprintf("Incorrect API key provided (llmtest fault on call %d).", ft.Call))
 		return true
 	}
 	return false

@@ -32,10 +32,11 @@ var OptionDocs = []OptionDoc{
 	{"rate-truncate", "Faults.RateTruncate", "probability of a 200 body cut in half on a closed connection"},
 	{"rate-bad-json", "Faults.RateBadJSON", "probability of non-JSON content when response_format asks for JSON"},
 	{"rate-empty", "Faults.RateEmpty", "probability of an empty choices (or embeddings data) list"},
+	{"rate-401", "Faults.Rate401", "probability of a 401 invalid_api_key on a model call (the model list stays open)"},
 	{"retry-after", "Faults.RetryAfter", "wait a 429 asks for in Retry-After (seconds, rounded up) and retry-after-ms"},
 	{"retry-after-date", "Faults.RetryAfterDate", "send Retry-After as an HTTP date instead of seconds"},
 	{"fault-seed", "Faults.Seed", "seed of the random fault plan"},
-	{"fault", "Faults.Script", "N:KIND: force fault KIND (rate_limit, server_error, unavailable, stall, truncate, bad_json, empty) on call N (repeatable)"},
+	{"fault", "Faults.Script", "N:KIND: force fault KIND (rate_limit, server_error, unavailable, stall, truncate, bad_json, empty, unauthorized) on call N (repeatable)"},
 }
 
 // RegisterFlags defines the flags of OptionDocs on fs, each setting its
@@ -79,6 +80,7 @@ func RegisterFlags(fs *flag.FlagSet, o *Options) {
 	fs.Float64Var(&f.RateTruncate, "rate-truncate", f.RateTruncate, help["rate-truncate"])
 	fs.Float64Var(&f.RateBadJSON, "rate-bad-json", f.RateBadJSON, help["rate-bad-json"])
 	fs.Float64Var(&f.RateEmpty, "rate-empty", f.RateEmpty, help["rate-empty"])
+	fs.Float64Var(&f.Rate401, "rate-401", f.Rate401, help["rate-401"])
 	fs.DurationVar(&f.RetryAfter, "retry-after", f.RetryAfter, help["retry-after"])
 	fs.BoolVar(&f.RetryAfterDate, "retry-after-date", f.RetryAfterDate, help["retry-after-date"])
 	fs.Uint64Var(&f.Seed, "fault-seed", f.Seed, help["fault-seed"])
