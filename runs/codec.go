@@ -98,6 +98,7 @@ type recordJSON struct {
 	Abstained      bool              `json:"abstained"`
 	Judges         map[string]nfloat `json:"judges"`
 	Verdicts       []verdictJSON     `json:"verdicts,omitempty"`
+	JudgeVerdicts  []int             `json:"judge_verdicts,omitempty"`
 	Failure        string            `json:"failure,omitempty"`
 	LatencyMS      nfloat            `json:"latency_ms"`
 	Usage          *usageJSON        `json:"usage,omitempty"`
@@ -159,6 +160,7 @@ func MarshalRecord(r Record) ([]byte, error) {
 		Choice: r.Choice, Correct: r.Correct, ChoiceOutcome: r.ChoiceOutcome,
 		Answer: r.Answer, AnswerTraceIDs: r.AnswerTraceIDs, Abstained: r.Abstained,
 		Failure: r.Failure, LatencyMS: nfloat(float64(r.Latency) / float64(time.Millisecond)),
+		JudgeVerdicts: r.JudgeVerdicts,
 	}
 	if r.Usage != (Usage{}) {
 		j.Usage = &usageJSON{Retrieve: r.Usage.Retrieve, Read: r.Usage.Read, Judge: r.Usage.Judge}
@@ -204,6 +206,7 @@ func UnmarshalRecord(data []byte) (Record, error) {
 		Choice: j.Choice, Correct: j.Correct, ChoiceOutcome: j.ChoiceOutcome,
 		Answer: j.Answer, AnswerTraceIDs: j.AnswerTraceIDs, Abstained: j.Abstained,
 		Failure: j.Failure, Latency: time.Duration(math.Round(float64(j.LatencyMS) * float64(time.Millisecond))),
+		JudgeVerdicts: j.JudgeVerdicts,
 	}
 	if j.Usage != nil {
 		r.Usage = Usage{Retrieve: j.Usage.Retrieve, Read: j.Usage.Read, Judge: j.Usage.Judge}

@@ -25,8 +25,9 @@ const DefaultWorkers = 32
 // Options control how a run executes; none of them is part of the run id.
 type Options struct {
 	// Store keeps every record as its question completes, and resumes a
-	// run that was stopped: completed records are loaded, failed ones are
-	// retried. nil means the default store (SetDefaultStore), if any.
+	// run that was stopped: completed records are loaded, and a record
+	// with a failed step (retrieval, a read, a judge's call) has that
+	// step done again, and only that (see Run). nil means the default store (SetDefaultStore), if any.
 	Store *Store
 	// NoStore runs in memory even when a default store is set.
 	NoStore bool
@@ -107,9 +108,15 @@ func (o Options) progress() Progress {
 // removed) and judged (the offline proxies always, and cfg.Judges).
 //
 // With a store, the run's id is SpecOf(d, cfg).ID(); records already
-// completed under that id are reused, failed ones retried, and each new
-// record is written when its question completes, so a killed run loses
-// nothing completed. Another live process running the same id makes Run
+// completed under that id are reused, and each new record is written when
+// its question completes, so a killed run loses nothing completed. A
+// stored record with a failed step is done again from that step: after a
+// failed retrieval, all of it; after a failed read, the read (the stored
+// hits, and a multiple-choice answer read before, are kept); with
+// verdicts that failed (a failed call, a reply that could not be read),
+// the judges that returned them, while every other judge's verdicts are
+// kept. Nothing that succeeded is asked again. Verdicts that no call can
+// mend (no rubric for the task, no gold statements) are not retried. Another live process running the same id makes Run
 // fail with ErrRunBusy (or wait, with Options.Wait).
 //
 // A failure of one question's step is recorded in its record and the run
@@ -171,6 +178,8 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 
 	recs := make([]Record, len(d.Questions))
 	have := make([]bool, len(d.Questions))
+	// prev holds the stored records that failed after retrieving.
+	prev := make([]*Record, len(d.Questions))
 	attempts := map[string]int{}
 	store := opts.store()
 	var l *lease
@@ -186,9 +195,15 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 		}
 		attempts = st.attempts
 		for i, q := range d.Questions {
-			if r, ok := st.done[q.ID]; ok {
+			r, ok := st.records[q.ID]
+			switch {
+			case !ok:
+			case !needsRetry(r, len(cfg.Judges)):
 				recs[i], have[i] = r, true
 				res.Resumed++
+			case r.retrievedOK():
+				// Only what failed is done again: the hits are reused.
+				prev[i] = &r
 			}
 		}
 	}
@@ -226,6 +241,8 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 		elapsed time.Duration
 		// retrieved is false when the worker still has to retrieve.
 		retrieved bool
+		// prev is the stored record being done again, if any.
+		prev *Record
 	}
 	jobs := make(chan job, workers)
 	// Systems that are safe for concurrent retrieval in any order retrieve
@@ -250,7 +267,10 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 				return
 			}
 			j := job{i: i}
-			if !concurrent {
+			switch {
+			case prev[i] != nil:
+				j = job{i: i, hits: prev[i].Hits, retrieved: true, prev: prev[i]}
+			case !concurrent:
 				j = retrieveOne(i)
 				if runCtx.Err() != nil {
 					return
@@ -277,8 +297,8 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 					j = retrieveOne(j.i)
 				}
 				q := d.Questions[j.i]
-				rec := evaluateOne(runCtx, d, cfg, q, media, j.hits, j.err, j.elapsed)
-				rec.Usage.Retrieve = j.usage
+				rec := evaluateOne(runCtx, d, cfg, q, media, j.prev, j.hits, j.err, j.elapsed)
+				rec.Usage.Retrieve = rec.Usage.Retrieve.Add(j.usage)
 				if runCtx.Err() != nil {
 					continue // cut short: not a result, asked again on resume
 				}

@@ -48,6 +48,13 @@ type Record struct {
 	// Verdicts are the LLM judges' verdicts, judged or failed, each with
 	// its judge model, rubric hash, raw output, score and reasoning.
 	Verdicts []judge.Verdict
+	// JudgeVerdicts is how many verdicts each of the run's judges
+	// (Config.Judges, in order) returned: Verdicts holds them first, one
+	// judge after another, then the verdicts a Rejudge added. A rerun uses
+	// it to judge again only the judges whose verdicts failed. nil in
+	// records written before it was kept (a rerun then judges such a
+	// record's failed verdicts again with every judge of the run).
+	JudgeVerdicts []int
 	// ChoiceOutcome is how a model reader's multiple-choice output was read
 	// (generate.OutcomeChosen, OutcomeUnparseable, OutcomeAmbiguous).
 	ChoiceOutcome string

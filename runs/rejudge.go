@@ -55,7 +55,7 @@ func OnlyJudge(recs []Record, judgeName string) []Record {
 				vs = append(vs, v)
 			}
 		}
-		r.Verdicts = vs
+		r.Verdicts, r.JudgeVerdicts = vs, nil
 		out[i] = r
 	}
 	return out
@@ -66,7 +66,9 @@ func OnlyJudge(recs []Record, judgeName string) []Record {
 // the new judges' verdicts beside the ones it has, never over them, and is
 // written back. A judge whose name already has verdicts in a record is
 // skipped there, so a stopped rejudge resumes and a finished one makes no
-// call. d must be the run's dataset (same fingerprint). Up to workers
+// call, unless one of those verdicts failed (a failed call, a reply that
+// could not be read): the judge then judges that record again and its new
+// verdicts replace its old ones, so a rejudge rerun heals what failed. d must be the run's dataset (same fingerprint). Up to workers
 // records are judged at once (0 = DefaultWorkers). It returns the run with
 // the updated records.
 func Rejudge(ctx context.Context, st *Store, run string, d *datasets.Dataset, judges []Judge, workers int) (*Result, error) {
@@ -126,9 +128,15 @@ func Rejudge(ctx context.Context, st *Store, run string, d *datasets.Dataset, ju
 					mu.Unlock()
 					continue
 				}
-				have := map[string]bool{}
-				for _, v := range rec.Verdicts {
+				// The run's own judges' verdicts come first; a failed one of
+				// those is the run's to judge again, not the rejudge's.
+				own := ownVerdicts(rec)
+				have, failed := map[string]bool{}, map[string]bool{}
+				for k, v := range rec.Verdicts {
 					have[v.Judge] = true
+					if k >= own && retryableVerdict(v) {
+						failed[v.Judge] = true
+					}
 				}
 				retrieved := make([]string, len(rec.Hits))
 				for k, h := range rec.Hits {
@@ -136,11 +144,29 @@ func Rejudge(ctx context.Context, st *Store, run string, d *datasets.Dataset, ju
 				}
 				changed := false
 				for _, j := range judges {
-					if have[j.Name()] {
+					name := j.Name()
+					if have[name] && !failed[name] {
 						continue
 					}
-					rec.Verdicts = append(rec.Verdicts, j.Judge(ctx, q, rec.Answer, retrieved)...)
+					fresh := j.Judge(ctx, q, rec.Answer, retrieved)
 					changed = true
+					if !failed[name] {
+						rec.Verdicts = append(rec.Verdicts, fresh...)
+						continue
+					}
+					// Judged again: the new verdicts take the place of the
+					// old ones.
+					out := rec.Verdicts[:own:own]
+					placed := false
+					for _, v := range rec.Verdicts[own:] {
+						switch {
+						case v.Judge != name:
+							out = append(out, v)
+						case !placed:
+							out, placed = append(out, fresh...), true
+						}
+					}
+					rec.Verdicts = out
 				}
 				if !changed || ctx.Err() != nil {
 					continue

@@ -70,8 +70,14 @@ func retrieve(ctx context.Context, cfg Config, q datasets.Question) ([]retrieval
 // evaluateOne turns a question and its hits (or the retrieval error) into
 // its record: retrieval scores, the reader's answers, the proxies and the
 // LLM judges.
+//
+// prev, when not nil, is the question's stored record, whose retrieval
+// succeeded (hits are its hits) but which has a step to do again
+// (needsRetry): the reads that succeeded are reused, and so are the
+// verdicts of every judge none of whose verdicts failed; the rest is done
+// again. The record's latency and usage then add this attempt's to prev's.
 func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q datasets.Question, media map[string]string,
-	hits []retrieval.Hit, rerr error, elapsed time.Duration) (rec Record) {
+	prev *Record, hits []retrieval.Hit, rerr error, elapsed time.Duration) (rec Record) {
 	start := time.Now()
 	rec = Record{
 		QuestionID: q.ID, CorpusID: q.CorpusID, Task: q.Task, Dimension: q.Dimension,
@@ -84,10 +90,15 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 	defer func() {
 		rec.Latency = elapsed + time.Since(start)
 		rec.Usage.Read, rec.Usage.Judge = readTally.Counts(), judgeTally.Counts()
+		if prev != nil {
+			rec.Latency += prev.Latency
+			rec.Usage.Retrieve = prev.Usage.Retrieve
+			rec.Usage.Read, rec.Usage.Judge = prev.Usage.Read.Add(rec.Usage.Read), prev.Usage.Judge.Add(rec.Usage.Judge)
+		}
 	}()
 
 	if rerr != nil {
-		rec.Failure = "retrieve: " + rerr.Error()
+		rec.Failure = failRetrieve + rerr.Error()
 		return rec
 	}
 	rec.Hits = hits
@@ -115,10 +126,17 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 	}
 	rec.Judges[judge.MetricEvidenceCoverage] = judge.EvidenceCoverage(statements, context.String())
 
-	if q.IsMultipleChoice() {
+	switch {
+	case !q.IsMultipleChoice():
+	case prev != nil && prev.choiceReadOK():
+		rec.Choice, rec.ChoiceOutcome = prev.Choice, prev.ChoiceOutcome
+		if v, ok := prev.Judges[judge.MetricChoiceAccuracy]; ok {
+			rec.Judges[judge.MetricChoiceAccuracy] = v
+		}
+	default:
 		a, err := cfg.Reader.Answer(readCtx, q, passages)
 		if err != nil {
-			rec.Failure = "read (multiple choice): " + err.Error()
+			rec.Failure = failReadChoice + err.Error()
 			return rec
 		}
 		rec.Choice, rec.ChoiceOutcome = a.Choice, a.Outcome
@@ -133,22 +151,49 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 		}
 	}
 
-	free := q
-	free.Choices, free.Correct = nil, ""
-	a, err := cfg.Reader.Answer(readCtx, free, passages)
-	if err != nil {
-		rec.Failure = "read (free text): " + err.Error()
-		return rec
+	var a generate.Answer
+	if prev != nil && prev.Failure == "" {
+		a = generate.Answer{Text: prev.Answer, TraceIDs: prev.AnswerTraceIDs, Abstained: prev.Abstained}
+	} else {
+		free := q
+		free.Choices, free.Correct = nil, ""
+		var err error
+		if a, err = cfg.Reader.Answer(readCtx, free, passages); err != nil {
+			rec.Failure = failReadFree + err.Error()
+			return rec
+		}
 	}
 	rec.Answer, rec.AnswerTraceIDs, rec.Abstained = a.Text, a.TraceIDs, a.Abstained
+	// The verdicts prev keeps: per judge of the run, and after them a
+	// Rejudge's (all of them, unsplit, in a record older than
+	// JudgeVerdicts).
+	var spans [][]judge.Verdict
+	var rest []judge.Verdict
+	split := false
+	if prev != nil && prev.Failure == "" {
+		spans, rest, split = judgeSpans(*prev, len(cfg.Judges))
+	}
 	if len(cfg.Judges) > 0 {
 		retrieved := make([]string, len(passages))
 		for i, p := range passages {
 			retrieved[i] = p.Text
 		}
-		for _, j := range cfg.Judges {
-			rec.Verdicts = append(rec.Verdicts, j.Judge(judgeCtx, q, a.Text, retrieved)...)
+		rec.JudgeVerdicts = make([]int, len(cfg.Judges))
+		for i, j := range cfg.Judges {
+			var vs []judge.Verdict
+			if split && !anyRetryable(spans[i]) {
+				vs = spans[i]
+			} else {
+				vs = j.Judge(judgeCtx, q, a.Text, retrieved)
+			}
+			rec.Verdicts = append(rec.Verdicts, vs...)
+			rec.JudgeVerdicts[i] = len(vs)
 		}
+	}
+	if split {
+		rec.Verdicts = append(rec.Verdicts, rest...)
+	} else {
+		rec.Verdicts = mergeVerdicts(rec.Verdicts, rest)
 	}
 	if q.Answer != "" {
 		rec.Judges[judge.MetricTokenF1] = judge.TokenF1(a.Text, q.Answer)

@@ -534,16 +534,16 @@ func (l *lease) release(m retrieval.Meter, elapsed time.Duration) error {
 	return nil
 }
 
-// stored is what a run already has: its completed records by question id
-// and the attempts made at failed ones.
+// stored is what a run already has: its records by question id, failed
+// ones included, and the attempts made at each.
 type stored struct {
-	done     map[string]Record
+	records  map[string]Record
 	attempts map[string]int
 }
 
 func (s *Store) load(ctx context.Context, id string) (stored, error) {
-	st := stored{done: map[string]Record{}, attempts: map[string]int{}}
-	rows, err := s.db.QueryContext(ctx, `SELECT question_id, failure, attempts, data FROM records WHERE run_id = ?`, id)
+	st := stored{records: map[string]Record{}, attempts: map[string]int{}}
+	rows, err := s.db.QueryContext(ctx, `SELECT question_id, attempts, data FROM records WHERE run_id = ?`, id)
 	if err != nil {
 		return st, fmt.Errorf("runs: load run %s from %s: %w", id, s.path, err)
 	}
@@ -551,16 +551,13 @@ func (s *Store) load(ctx context.Context, id string) (stored, error) {
 	var qids []string
 	var datas [][]byte
 	for rows.Next() {
-		var qid, failure string
+		var qid string
 		var attempts int
 		var data []byte
-		if err := rows.Scan(&qid, &failure, &attempts, &data); err != nil {
+		if err := rows.Scan(&qid, &attempts, &data); err != nil {
 			return st, fmt.Errorf("runs: load run %s from %s: %w", id, s.path, err)
 		}
 		st.attempts[qid] = attempts
-		if failure != "" {
-			continue
-		}
 		qids, datas = append(qids, qid), append(datas, data)
 	}
 	if err := rows.Err(); err != nil {
@@ -571,7 +568,7 @@ func (s *Store) load(ctx context.Context, id string) (stored, error) {
 		return st, fmt.Errorf("runs: load run %s from %s: record %q: %w", id, s.path, qids[i], err)
 	}
 	for j, r := range recs {
-		st.done[qids[j]] = r
+		st.records[qids[j]] = r
 	}
 	return st, nil
 }
