@@ -82,7 +82,7 @@ func cmdFakeOpenAI(args []string, stderr io.Writer) error {
 	if len(pos) > 0 {
 		return usagef("fake-openai takes no arguments, got %q", pos)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
 	defer stop()
 	return llmtest.Serve(ctx, *addr, opts)
 }

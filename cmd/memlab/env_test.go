@@ -13,10 +13,16 @@ import (
 // tests of `memlab run` never write to the user's cache directory.
 //
 // The test binary also serves as the worker process of `memlab run` and
-// `memlab kernel` (worker.IsWorker), as the memlab binary does.
+// `memlab kernel` (worker.IsWorker), as the memlab binary does, and as the
+// memlab command itself when envAsMemlab is set (tests that signal a real
+// `memlab run` process).
 func TestMain(m *testing.M) {
 	if worker.IsWorker() {
 		os.Exit(workerMain(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	if os.Getenv(envAsMemlab) == "1" {
+		os.Unsetenv(envAsMemlab)
+		os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	dir, err := os.MkdirTemp("", "memlab-cmd-test")
 	if err != nil {

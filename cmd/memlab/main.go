@@ -26,11 +26,13 @@
 // markdown report) next to the notebook or under -o DIR. -p overrides a
 // variable assigned in the cell marked `// %% [parameters]`; a name that is
 // not assigned there is an error. A cell error stops the run (later cells are
-// not executed), the outputs are still written, and memlab exits 1. Every run
-// a notebook makes (runs.Run, runs.Evaluate) is kept in the run store: each
-// question's record is written when it completes, and running the notebook
-// again resumes (completed records reused, failed ones retried); -no-store
-// keeps results in memory only. Progress goes to stderr: a bar on a
+// not executed), the outputs are still written, and memlab exits 1. Ctrl-C
+// (SIGINT) and SIGTERM (timeout, systemd, kill) interrupt the running cell
+// the same way: stderr names the signal, the outputs so far are written
+// and memlab exits 1. Every run a notebook makes (runs.Run, runs.Evaluate)
+// is kept in the run store: each question's record is written when it
+// completes, and running the notebook again resumes (completed records
+// reused, failed steps done again); -no-store keeps results in memory only. Progress goes to stderr: a bar on a
 // terminal, else a line every 10 s; -quiet turns it off. The cells run in a
 // worker process (this binary re-executed, see package kernel/worker), so
 // that a cell crashing the interpreter (a panic in a goroutine it started)

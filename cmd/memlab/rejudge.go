@@ -78,7 +78,7 @@ func cmdRejudge(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
 	defer stop()
 	res, err := runs.Rejudge(ctx, st, pos[0], d, []runs.Judge{runs.RenameJudge(j, *name)}, 0)
 	if err != nil {

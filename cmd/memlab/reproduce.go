@@ -163,7 +163,7 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	var got []*runs.Result
 	remove := runs.Observe(func(r *runs.Result) { got = append(got, r) })
 	defer remove()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
 	defer stop()
 	if _, err := kernel.Run(ctx, nb, kernel.RunOptions{OutDir: dir, Symbols: []interp.Exports{stdlib.Symbols}}); err != nil {
 		return fmt.Errorf("rerunning %s: %w", m.Notebook.Path, err)

@@ -101,10 +101,30 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		defer done()
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM (timeout, systemd, kill) stops the run as Ctrl-C does: the
+	// running cell is interrupted and the outputs so far are written.
+	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
 	defer stop()
+	var said sync.Once
+	saySignal := func() {
+		if ctx.Err() != nil { // a signal: ctx has no other end before stop
+			said.Do(func() {
+				fmt.Fprintf(stderr, "memlab run: %v: interrupting the running cell; the outputs so far are written\n", context.Cause(ctx))
+			})
+		}
+	}
+	ran := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			saySignal()
+		case <-ran:
+		}
+	}()
 	started := time.Now()
 	res, err := kernel.Run(ctx, nb, ropts)
+	close(ran)
+	saySignal()
 	if res != nil && res.Ipynb != "" && !*sf.noStore {
 		p, touched, merr := manifestFromStore(*sf.path, started, pos[0], params, filepath.Dir(res.Ipynb))
 		if merr != nil {

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/memlab/memlab/kernel"
@@ -31,12 +32,14 @@ const stopGrace = 2 * time.Second
 // OnOutput is replaced by one that streams to the supervisor) and runs the
 // supervisor's requests until the supervisor closes the request pipe. It
 // returns nil then, so that the caller can finish (print a usage report,
-// close caches) and exit 0. SIGINT is ignored: interrupts come as
-// requests. A panic in a goroutine of a cell kills the process; the Go
+// close caches) and exit 0. SIGINT and SIGTERM are ignored (a terminal's
+// Ctrl-C, and timeout or systemd, signal the whole process group):
+// interrupts come as requests, from a supervisor that handles the signal,
+// and a supervisor that is gone ends Serve. A panic in a goroutine of a cell kills the process; the Go
 // runtime's report goes to stderr and to the supervisor.
 func Serve(opts kernel.Options) error {
 	os.Unsetenv(EnvVar) // not for the cells' own child processes
-	signal.Ignore(os.Interrupt)
+	signal.Ignore(os.Interrupt, syscall.SIGTERM)
 	in := os.NewFile(fdRequests, "worker-requests")
 	out := os.NewFile(fdResponses, "worker-responses")
 	crash := os.NewFile(fdCrash, "worker-crash")
