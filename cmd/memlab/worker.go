@@ -103,9 +103,10 @@ func workerArgs(f storeFlags, dir string, echo, live bool) []string {
 func runExecutor(f storeFlags, stdout, stderr io.Writer) func(kernel.Options) (kernel.Executor, error) {
 	return func(o kernel.Options) (kernel.Executor, error) {
 		return worker.Start(worker.Config{
-			Args:   workerArgs(f, o.Dir, o.Stdout != nil || o.Stderr != nil, false),
-			Stdout: stdout,
-			Stderr: stderr,
+			Args:     workerArgs(f, o.Dir, o.Stdout != nil || o.Stderr != nil, false),
+			Stdout:   stdout,
+			Stderr:   stderr,
+			CrashDir: o.Dir, // beside the notebook's outputs
 		})
 	}
 }
@@ -119,6 +120,7 @@ func kernelSession(f storeFlags, stderr io.Writer) func(kernel.Options) (jupyter
 			Args:     workerArgs(f, o.Dir, false, true),
 			Stderr:   stderr,
 			OnOutput: o.OnOutput,
+			CrashDir: o.Dir,
 		})
 	}
 }

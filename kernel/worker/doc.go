@@ -10,10 +10,15 @@
 // (requests: exec, cancel, scope, describe) and 4 (responses: outputs as
 // they are produced, results), so that what compiled code writes to the
 // child's stdout and stderr cannot corrupt the protocol; those go to
-// Config.Stdout and Config.Stderr. The child's Go runtime also writes its
-// crash report to fd 5 (runtime/debug.SetCrashOutput), which is how the
+// Config.Stdout and Config.Stderr. The child's Go runtime writes its
+// crash report to fd 5: on Linux the child makes fd 5 its fd 2 (where the
+// runtime writes) and keeps a copy of its stderr as os.Stderr, so the
+// report reaches the supervisor alone; elsewhere
+// runtime/debug.SetCrashOutput sends it to both. That is how the
 // supervisor names a crash: its first line ("panic: boom [recovered,
-// repanicked]") and the first frames of the goroutine.
+// repanicked]", or "stack overflow in cell N (deep or infinite
+// recursion?)") and the first frames of the goroutine, with the whole
+// report kept in a file in Config.CrashDir that the error names.
 //
 // When the child dies during a cell, Exec returns a *kernel.CellError of
 // kind "crash" and starts a fresh child: the variables, funcs, types and

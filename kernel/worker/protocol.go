@@ -9,10 +9,14 @@ import (
 )
 
 // The protocol: the supervisor writes gob-encoded requests to the child's
-// fd 3 and reads gob-encoded responses from its fd 4; the child's Go
-// runtime writes its crash report (an unrecovered panic, a fatal error) to
-// fd 5 as well as to its stderr. The child's own stdout and stderr (fds 1
-// and 2) are free for the cells' echo and for compiled code.
+// fd 3 and reads gob-encoded responses from its fd 4; fd 5 is the crash
+// pipe, where the child's Go runtime writes its crash report (an
+// unrecovered panic, a fatal error). On Linux the child moves fd 5 to its
+// fd 2 (the runtime writes there) and keeps its original stderr for
+// os.Stderr, so the report reaches the supervisor alone, which forwards to
+// its stderr the lines the runtime writes there before any crash (runtime
+// warnings, race reports); elsewhere the report goes to both. The child's
+// stdout and os.Stderr are free for the cells' echo and for compiled code.
 const (
 	fdRequests  = 3
 	fdResponses = 4

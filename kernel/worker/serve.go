@@ -24,6 +24,11 @@ const EnvVar = "MEMLAB_WORKER"
 // IsWorker reports whether this process was started by a Supervisor.
 func IsWorker() bool { return os.Getenv(EnvVar) == "1" }
 
+// stderrRedirected is true in a worker whose fd 2 is the crash pipe (see
+// redirectStderr). It is done at init, before a program's main can hand
+// os.Stderr to anything.
+var stderrRedirected = IsWorker() && redirectStderr()
+
 // stopGrace is how long Serve waits, once the supervisor has gone, for a
 // running cell to return after it was cancelled.
 const stopGrace = 2 * time.Second
@@ -35,21 +40,27 @@ const stopGrace = 2 * time.Second
 // close caches) and exit 0. SIGINT and SIGTERM are ignored (a terminal's
 // Ctrl-C, and timeout or systemd, signal the whole process group):
 // interrupts come as requests, from a supervisor that handles the signal,
-// and a supervisor that is gone ends Serve. A panic in a goroutine of a cell kills the process; the Go
-// runtime's report goes to stderr and to the supervisor.
+// and a supervisor that is gone ends Serve. A panic in a goroutine of a
+// cell kills the process; the Go runtime's report goes to the supervisor
+// on the crash pipe (on Linux, fd 2 is that pipe and os.Stderr a copy of
+// the original stderr, so the report stays off the user's stderr).
 func Serve(opts kernel.Options) error {
 	os.Unsetenv(EnvVar) // not for the cells' own child processes
 	signal.Ignore(os.Interrupt, syscall.SIGTERM)
 	in := os.NewFile(fdRequests, "worker-requests")
 	out := os.NewFile(fdResponses, "worker-responses")
-	crash := os.NewFile(fdCrash, "worker-crash")
-	if in == nil || out == nil || crash == nil {
+	if in == nil || out == nil {
 		return fmt.Errorf("worker: serve: file descriptors %d-%d are not open: not started by a Supervisor", fdRequests, fdCrash)
 	}
-	if err := debug.SetCrashOutput(crash, debug.CrashOptions{}); err != nil {
-		return fmt.Errorf("worker: serve: set crash output to fd %d: %w", fdCrash, err)
+	if !stderrRedirected {
+		// fd 2 is still the user's stderr: the runtime writes its report
+		// there, and to the crash pipe too.
+		crash := os.NewFile(fdCrash, "worker-crash")
+		if err := debug.SetCrashOutput(crash, debug.CrashOptions{}); err != nil {
+			return fmt.Errorf("worker: serve: set crash output to fd %d: %w", fdCrash, err)
+		}
+		crash.Close() // SetCrashOutput holds a duplicate
 	}
-	crash.Close() // SetCrashOutput holds a duplicate
 
 	c := &child{enc: gob.NewEncoder(out), cancels: map[uint64]context.CancelFunc{}}
 	opts.OnOutput = c.onOutput
@@ -58,7 +69,8 @@ func Serve(opts kernel.Options) error {
 		c.send(&response{Op: opFailed, Error: err.Error()})
 		return err
 	}
-	c.send(&response{Op: opReady})
+	// OK tells the supervisor that fd 2 is the crash pipe.
+	c.send(&response{Op: opReady, OK: stderrRedirected})
 
 	dec := gob.NewDecoder(in)
 	for {

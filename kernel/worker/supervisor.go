@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"bytes"
 	"context"
 	"encoding/gob"
 	"errors"
@@ -8,7 +9,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -28,9 +31,16 @@ type Config struct {
 	Env []string
 	// Stdout and Stderr receive the worker's own standard output and
 	// error: the cells' echo (when the worker's session echoes), writes of
-	// compiled code to os.Stdout/os.Stderr, progress reports and the Go
-	// runtime's crash report. nil means this process's os.Stdout/os.Stderr.
+	// compiled code to os.Stdout/os.Stderr, progress reports, and what the
+	// Go runtime writes to stderr before a crash (warnings, race reports).
+	// A crash report itself goes to a file in CrashDir (on Linux; elsewhere
+	// the runtime writes it to Stderr too). nil means this process's
+	// os.Stdout/os.Stderr.
 	Stdout, Stderr io.Writer
+	// CrashDir receives the Go runtime's report of a worker that crashed
+	// (memlab-crash-TIME-pidPID.txt), which the cell's error names; ""
+	// means os.TempDir().
+	CrashDir string
 	// OnOutput, when set, receives each piece of a running cell's output as
 	// the worker produces it, in order (as kernel.Options.OnOutput does),
 	// and the notes of the supervisor (a restart) as stderr text.
@@ -128,7 +138,7 @@ type proc struct {
 	req     *os.File // our end of the request pipe
 	encMu   sync.Mutex
 	enc     *gob.Encoder
-	crash   tail
+	crash   *crashLog
 	dead    chan struct{} // closed when the process has exited
 	exitErr error         // cmd.Wait's error, set before dead is closed
 
@@ -139,6 +149,11 @@ type proc struct {
 	onOut   func(kernel.CellOutput)
 	cells   int            // cells sent to this worker (its execution count)
 	ready   chan *response // the first response
+
+	crashDir   string // Config.CrashDir
+	reportOnce sync.Once
+	reportPath string // the file keeping the crash report ("" when none)
+	reportErr  error  // why it could not be written
 }
 
 // startProc starts a worker and waits for its session.
@@ -168,17 +183,22 @@ func (s *Supervisor) startProc() (*proc, error) {
 	}
 	closeAll(reqR, respW, crashW) // the child's ends
 	p := &proc{cmd: cmd, req: reqW, enc: gob.NewEncoder(reqW), dead: make(chan struct{}),
-		pending: map[uint64]chan *response{}, onOut: s.cfg.OnOutput, ready: make(chan *response, 1)}
+		pending: map[uint64]chan *response{}, onOut: s.cfg.OnOutput, ready: make(chan *response, 1),
+		crash: &crashLog{fwd: s.cfg.Stderr}, crashDir: s.cfg.CrashDir}
 	crashDone := make(chan struct{})
 	go func() {
-		io.Copy(&p.crash, crashR)
+		io.Copy(p.crash, crashR)
 		crashR.Close()
+		p.crash.flush()
 		close(crashDone)
 	}()
 	go p.read(respR)
 	go func() {
 		err := cmd.Wait()
 		<-crashDone
+		if err == nil {
+			p.crash.release() // no crash: what was held was not a report
+		}
 		p.exitErr = err
 		close(p.dead)
 	}()
@@ -186,6 +206,11 @@ func (s *Supervisor) startProc() (*proc, error) {
 	select {
 	case r := <-p.ready:
 		if r.Op == opReady {
+			if !r.OK {
+				// The worker's fd 2 is still the user's stderr: only the
+				// report comes on the crash pipe.
+				p.crash.reportOnly()
+			}
 			return p, nil
 		}
 		p.kill()
@@ -282,25 +307,73 @@ func (p *proc) kill() {
 }
 
 // death says how the worker died: the Go runtime's report (its first line
-// and frames) or the exit status. Call it after dead is closed.
+// and frames) or the exit status, and where the report is kept. Call it
+// after dead is closed.
 func (p *proc) death() string {
 	what, _ := crashSummary(p.crash.String())
-	if what != "" {
-		return what
+	if what == "" {
+		if p.exitErr != nil {
+			return p.exitErr.Error()
+		}
+		return "exit status 0"
 	}
-	if p.exitErr != nil {
-		return p.exitErr.Error()
+	if stackOverflow(p.crash.String()) {
+		what = "stack overflow (deep or infinite recursion?)"
 	}
-	return "exit status 0"
+	return what + p.reportNote()
+}
+
+// keepReport writes the crash report to a file in the crash directory
+// (os.TempDir() when ""), once, and returns its path; "" and nil when
+// there is no report.
+func (p *proc) keepReport() (string, error) {
+	p.reportOnce.Do(func() {
+		report := p.crash.String()
+		if strings.TrimSpace(report) == "" {
+			return
+		}
+		dir := p.crashDir
+		if dir == "" {
+			dir = os.TempDir()
+		}
+		path := filepath.Join(dir, fmt.Sprintf("memlab-crash-%s-pid%d.txt", time.Now().Format("20060102-150405"), p.cmd.Process.Pid))
+		if err := os.WriteFile(path, []byte(report), 0o644); err != nil {
+			p.reportErr = fmt.Errorf("write the crash report: %w", err)
+			return
+		}
+		p.reportPath = path
+	})
+	return p.reportPath, p.reportErr
+}
+
+// reportNote says where the crash report is ("; the Go runtime's report is
+// in PATH"), or why it could not be kept.
+func (p *proc) reportNote() string {
+	path, err := p.keepReport()
+	switch {
+	case path != "":
+		return "; the Go runtime's report is in " + path
+	case err != nil:
+		return "; " + err.Error()
+	}
+	return ""
+}
+
+// stackOverflow reports whether a crash report is a stack overflow's.
+func stackOverflow(report string) bool {
+	return strings.Contains(report, "fatal error: stack overflow") || strings.Contains(report, "goroutine stack exceeds")
 }
 
 // maxFrames is how many lines of the crash report's goroutine trace a
 // crash error keeps.
 const maxFrames = 8
 
-// crashSummary cuts the Go runtime's crash report into its first line
-// ("panic: boom", "fatal error: ...") and the first lines of the trace of
-// the goroutine that crashed.
+// crashHead matches the line that says what a crash report is about.
+var crashHead = regexp.MustCompile(`^(panic|fatal error|fatal): `)
+
+// crashSummary cuts the Go runtime's crash report into the line that says
+// what happened ("panic: boom", "fatal error: ...", else the first line)
+// and the first lines of the trace of the goroutine that crashed.
 func crashSummary(report string) (what string, trace []string) {
 	lines := strings.Split(strings.TrimSpace(report), "\n")
 	i := 0
@@ -309,6 +382,12 @@ func crashSummary(report string) (what string, trace []string) {
 	}
 	if i == len(lines) {
 		return "", nil
+	}
+	for j := i; j < len(lines); j++ {
+		if crashHead.MatchString(lines[j]) {
+			i = j
+			break
+		}
 	}
 	what = strings.TrimSpace(lines[i])
 	for _, l := range lines[i+1:] {
@@ -454,14 +533,24 @@ func (s *Supervisor) crashed(p *proc, count int, start time.Time, reason string)
 		rec.fill(res)
 	}
 	ce := &kernel.CellError{Cell: count, Kind: "crash"}
-	what, trace := crashSummary(p.crash.String())
-	if reason != "" {
+	report := p.crash.String()
+	what, trace := crashSummary(report)
+	switch {
+	case reason != "":
 		ce.Kind = "interrupted"
 		ce.Msg = reason
 		ce.Err = context.Canceled
-	} else {
+	case stackOverflow(report):
+		// Its frames are the interpreter's, and there are thousands: the
+		// report goes to a file, the message says what it likely means.
+		ce.Msg = fmt.Sprintf("stack overflow in cell %d (deep or infinite recursion?): the worker process running the session died%s",
+			count, p.reportNote())
+		ce.Err = errors.New("stack overflow")
+	default:
 		if what == "" {
 			what = p.death()
+		} else {
+			what += p.reportNote()
 		}
 		ce.Msg = "the worker process running the session died during this cell (" + what + ")"
 		ce.Trace = trace
@@ -594,32 +683,101 @@ func (p *proc) stop(timeout time.Duration) error {
 }
 
 // maxCrashBytes bounds the crash report kept.
-const maxCrashBytes = 64 << 10
+const maxCrashBytes = 1 << 20
 
-// tail keeps the first maxCrashBytes written to it (the report's first
-// line and frames are what matter).
-type tail struct {
-	mu sync.Mutex
-	b  strings.Builder
+// crashStart matches the first line of a Go runtime crash report.
+var crashStart = regexp.MustCompile(`^(panic: |fatal error: |fatal: |runtime: |unexpected (fault address|signal)|SIG[A-Z]+: )`)
+
+// crashLog reads the worker's crash pipe, which on Linux is its fd 2, where
+// the Go runtime writes: lines that come before a crash report (runtime
+// warnings, race reports) are forwarded to fwd as they come; from the
+// first line of a report on, everything is kept (the first maxCrashBytes)
+// and nothing forwarded.
+type crashLog struct {
+	fwd io.Writer
+
+	mu       sync.Mutex
+	line     []byte // a line not ended yet
+	inReport bool
+	report   strings.Builder
 }
 
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if room := maxCrashBytes - t.b.Len(); room > 0 {
-		if len(p) > room {
-			t.b.Write(p[:room])
-		} else {
-			t.b.Write(p)
+func (c *crashLog) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := len(p)
+	for len(p) > 0 {
+		if c.inReport {
+			c.keep(p)
+			break
 		}
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			c.line = append(c.line, p...)
+			break
+		}
+		c.line = append(c.line, p[:i+1]...)
+		p = p[i+1:]
+		c.endLine()
 	}
-	return len(p), nil
+	return n, nil
 }
 
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.b.String()
+// endLine forwards or keeps the line just ended. Call with mu held.
+func (c *crashLog) endLine() {
+	l := c.line
+	c.line = nil
+	if crashStart.Match(l) {
+		c.inReport = true
+		c.keep(l)
+		return
+	}
+	if c.fwd != nil {
+		c.fwd.Write(l)
+	}
+}
+
+func (c *crashLog) keep(p []byte) {
+	if room := maxCrashBytes - c.report.Len(); room > 0 {
+		c.report.Write(p[:min(len(p), room)])
+	}
+}
+
+// flush ends a last line without a newline, at the end of the pipe.
+func (c *crashLog) flush() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.line) > 0 {
+		c.endLine()
+	}
+}
+
+// reportOnly makes everything on the pipe the report: the worker's fd 2 is
+// not the pipe, only its crash report comes there.
+func (c *crashLog) reportOnly() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.inReport = true
+	c.fwd = nil
+}
+
+// release forwards what was kept when the worker exited cleanly: lines
+// that looked like the start of a report but were not one.
+func (c *crashLog) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.fwd != nil && c.report.Len() > 0 {
+		io.WriteString(c.fwd, c.report.String())
+	}
+	c.report.Reset()
+	c.inReport = false
+}
+
+// String is the crash report kept.
+func (c *crashLog) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.report.String()
 }
 
 // outputs rebuilds a cell's outputs from the pieces the worker streamed,

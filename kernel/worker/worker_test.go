@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -57,7 +58,7 @@ func start(t *testing.T) (*Supervisor, *recorder, *bytes.Buffer) {
 	t.Helper()
 	rec := &recorder{}
 	var stderr bytes.Buffer
-	s, err := Start(Config{Args: []string{t.TempDir()}, OnOutput: rec.on, Stderr: &stderr, Stdout: &stderr})
+	s, err := Start(Config{Args: []string{t.TempDir()}, OnOutput: rec.on, Stderr: &stderr, Stdout: &stderr, CrashDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,6 +97,15 @@ func TestGoroutinePanicRestartsTheSession(t *testing.T) {
 	name, evalue, tb := kernel.ErrorParts(r.Err)
 	if name != "Crash" || !strings.Contains(evalue, "boom") || len(tb) < 2 {
 		t.Errorf("ErrorParts = %q %q %q", name, evalue, tb)
+	}
+	// The runtime's report is in the file the error names, not on stderr.
+	if m := regexp.MustCompile(`report is in (\S+\.txt)`).FindStringSubmatch(ce.Msg); m == nil {
+		t.Errorf("crash error %q names no report file", ce.Msg)
+	} else if b, err := os.ReadFile(m[1]); err != nil || !strings.Contains(string(b), "panic: boom") || !strings.Contains(string(b), "goroutine ") {
+		t.Errorf("report %s: %v\n%s", m[1], err, b)
+	}
+	if strings.Contains(stderr.String(), "panic: boom") {
+		t.Errorf("the runtime's report is on stderr:\n%s", stderr)
 	}
 
 	// A fresh session: x and the import are gone.
@@ -225,5 +235,23 @@ func TestStartFailureNamesTheProgram(t *testing.T) {
 	_, err := Start(Config{Path: "/nonexistent/memlab", StartTimeout: time.Second})
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/memlab") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestWritesToFd2StillReachStderr: in the worker, fd 2 is the crash pipe;
+// what reaches it before a crash (runtime warnings, race reports, code
+// writing to fd 2 itself) is forwarded to the supervisor's stderr, and
+// os.Stderr is still the worker's stderr.
+func TestWritesToFd2StillReachStderr(t *testing.T) {
+	s, _, stderr := start(t)
+	r := runCell(t, s, "import \"os\"\nf := os.NewFile(2, \"fd2\")\nf.WriteString(\"straight to fd 2\\n\")")
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "straight to fd 2\n") {
+		t.Errorf("stderr = %q, want the line written to fd 2", stderr)
 	}
 }
