@@ -2,7 +2,10 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"sync"
+
+	"github.com/memlab/memlab/llm/cache"
 )
 
 // Tally counts the model calls a Client makes with a context carrying it
@@ -10,8 +13,9 @@ import (
 // answered or failed. runs gives each question's stages (retrieve, read,
 // judge) their own tally, so a record says what it cost.
 type Tally struct {
-	mu sync.Mutex
-	t  TallyCounts
+	mu       sync.Mutex
+	t        TallyCounts
+	cacheErr error
 }
 
 // TallyCounts are a Tally's numbers.
@@ -44,6 +48,16 @@ func (t *Tally) Counts() TallyCounts {
 	return t.t
 }
 
+// CacheError returns the first error of a counted call that came from the
+// call cache's file rather than from a model: a corrupt cache file
+// (cache.ErrCorrupt) or one that cannot be written (cache.ErrReadOnly).
+// Such a failure says nothing about the question; runs stops on it.
+func (t *Tally) CacheError() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.cacheErr
+}
+
 func (t *Tally) add(err error, cached bool, u Usage, texts int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -51,6 +65,9 @@ func (t *Tally) add(err error, cached bool, u Usage, texts int) {
 	t.t.Texts += texts
 	if err != nil {
 		t.t.Failed++
+		if t.cacheErr == nil && (errors.Is(err, cache.ErrCorrupt) || errors.Is(err, cache.ErrReadOnly)) {
+			t.cacheErr = err
+		}
 		return
 	}
 	if cached {

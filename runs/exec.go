@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sort"
@@ -121,8 +122,10 @@ func (o Options) progress() Progress {
 //
 // A failure of one question's step is recorded in its record and the run
 // goes on. Run returns an error for a bad configuration, a store that
-// cannot be written (the run stops; completed records stay), or a
-// cancelled ctx; the Result then holds the records completed so far.
+// cannot be written or a model-call cache file that is corrupt or
+// read-only (llm.Tally.CacheError: the run stops, completed records stay,
+// the question that met it is asked again on resume), or a cancelled ctx;
+// the Result then holds the records completed so far.
 // Inside a notebook cell, interrupting the cell (Jupyter's interrupt,
 // Ctrl-C under `memlab run`) cancels the run too, whatever ctx the cell
 // passed.
@@ -243,6 +246,8 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 		retrieved bool
 		// prev is the stored record being done again, if any.
 		prev *Record
+		// cacheErr is the call cache's failure met while retrieving.
+		cacheErr error
 	}
 	jobs := make(chan job, workers)
 	// Systems that are safe for concurrent retrieval in any order retrieve
@@ -255,7 +260,8 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 		t0 := time.Now()
 		var tally llm.Tally
 		hits, err := retrieve(llm.WithTally(runCtx, &tally), cfg, d.Questions[i])
-		return job{i: i, hits: hits, err: err, usage: tally.Counts(), elapsed: time.Since(t0), retrieved: true}
+		return job{i: i, hits: hits, err: err, usage: tally.Counts(), elapsed: time.Since(t0), retrieved: true,
+			cacheErr: tally.CacheError()}
 	}
 	go func() {
 		defer close(jobs)
@@ -285,8 +291,12 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 	}()
 
 	media := mediaOf(d)
-	var mu sync.Mutex // guards recs, have, writeErr
+	var mu sync.Mutex // guards recs, have, writeErr, cacheErr
 	var writeErr error
+	// cacheErr is a failure of the model-call cache's file (corrupt,
+	// read-only): not the question's, and every question would meet it,
+	// so the run stops and the record is not kept.
+	var cacheErr error
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -297,10 +307,20 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 					j = retrieveOne(j.i)
 				}
 				q := d.Questions[j.i]
-				rec := evaluateOne(runCtx, d, cfg, q, media, j.prev, j.hits, j.err, j.elapsed)
+				var qt llm.Tally
+				rec := evaluateOne(llm.WithTally(runCtx, &qt), d, cfg, q, media, j.prev, j.hits, j.err, j.elapsed)
 				rec.Usage.Retrieve = rec.Usage.Retrieve.Add(j.usage)
 				if runCtx.Err() != nil {
 					continue // cut short: not a result, asked again on resume
+				}
+				if err := cmp.Or(j.cacheErr, qt.CacheError()); err != nil {
+					mu.Lock()
+					if cacheErr == nil {
+						cacheErr = err
+					}
+					mu.Unlock()
+					cancel()
+					continue
 				}
 				if store != nil {
 					if err := store.put(runCtx, res.ID, j.i, attempts[q.ID]+1, rec); err != nil {
@@ -345,6 +365,13 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 	}
 	res.Records = recs[:n]
 	switch {
+	case cacheErr != nil:
+		kept := ""
+		if store != nil {
+			kept = "; the completed records are kept in the run store: rerun to resume"
+		}
+		return res, fmt.Errorf("runs: run %s (%s) stopped after %d of %d questions: %w%s",
+			res.ID, res.Label, n, len(d.Questions), cacheErr, kept)
 	case writeErr != nil:
 		return res, fmt.Errorf("runs: run %s (%s) stopped after %d of %d questions: %w; the completed records are kept: fix the store (free disk space) and rerun to resume",
 			res.ID, res.Label, n, len(d.Questions), writeErr)

@@ -1,8 +1,12 @@
 package runs
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +15,7 @@ import (
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/llm/cache"
 	"github.com/memlab/memlab/llm/llmtest"
 	"github.com/memlab/memlab/retrieval"
 )
@@ -374,5 +379,77 @@ func TestRejudgeRerunHealsFailedVerdicts(t *testing.T) {
 	}
 	if readSrv.Stats().Total != 2*2*len(d.Questions) {
 		t.Errorf("reader calls %d, want %d: a rejudge reads nothing", readSrv.Stats().Total, 4*len(d.Questions))
+	}
+}
+
+// TestCorruptCacheStopsTheRun: a damaged page of the model-call cache is
+// not a failure of the questions that read it: the run stops with an error
+// that names the file and says to run `memlab cache clear`, and no record
+// of a question that met it is stored (before, each such question was
+// stored as failed and the run went on and "succeeded").
+func TestCorruptCacheStopsTheRun(t *testing.T) {
+	d, flat := sampleFlat(t)
+	srv, err := llmtest.Start(llmtest.Options{Responder: healResponder})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "calls.db")
+	newClient := func() (*llm.Client, *cache.Cache) {
+		c, err := cache.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		client, err := llm.New(llm.SingleEndpoint(srv.URL(), "m"), llm.Options{Cache: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return client, c
+	}
+	client, c := newClient()
+	if _, err := Run(context.Background(), d, healConfig(t, client, flat), Options{NoStore: true, Quiet: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The middle third of the pages, whatever they hold, is overwritten.
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to := fi.Size()/3/4096*4096, 2*fi.Size()/3/4096*4096
+	if _, err := f.WriteAt(bytes.Repeat([]byte{0xde, 0xad, 0xbe, 0xef}, int(to-from)/4), from); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	client, c = newClient()
+	defer c.Close()
+	st := openStore(t)
+	res, err := Run(context.Background(), d, healConfig(t, client, flat), Options{Store: st, Quiet: true})
+	if !errors.Is(err, cache.ErrCorrupt) {
+		t.Fatalf("run over a corrupt cache: %v, want cache.ErrCorrupt", err)
+	}
+	for _, want := range []string{path, "is corrupt", "memlab cache clear", "stopped after"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if len(res.Records) == len(d.Questions) {
+		t.Errorf("the run went on over all %d questions", len(res.Records))
+	}
+	stored, err := st.Records(res.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range stored {
+		if r.Failure != "" || anyRetryable(r.Verdicts) {
+			t.Errorf("record %s was stored failed (%q): the cache's failure is not the question's", r.QuestionID, r.Failure)
+		}
 	}
 }

@@ -212,6 +212,9 @@ func Rejudge(ctx context.Context, st *Store, run string, d *datasets.Dataset, ju
 // rewrite replaces the data of a stored record (a rejudge), keeping its
 // attempts.
 func (s *Store) rewrite(ctx context.Context, id string, ord int, rec Record) error {
+	if s.readOnly {
+		return s.errReadOnly("rewrite record " + rec.QuestionID)
+	}
 	data, err := MarshalRecord(rec)
 	if err != nil {
 		return err

@@ -94,9 +94,10 @@ const leasePoll = 200 * time.Millisecond
 // every question's record, written as each question completes. It is safe
 // for use by many goroutines and by several processes.
 type Store struct {
-	path string
-	db   *sql.DB
-	wmu  sync.Mutex // serializes this process's writes
+	path     string
+	db       *sql.DB
+	wmu      sync.Mutex // serializes this process's writes
+	readOnly bool       // OpenStoreReadOnly: every write fails
 }
 
 // DefaultStorePath is MEMLAB_RUNS when set, else runs.db beside the model
@@ -113,11 +114,12 @@ func DefaultStorePath() (string, error) {
 }
 
 // OpenStore opens the run store at path, creating it if needed and
-// migrating an older schema. Errors name the file.
+// migrating an older schema. Errors name the file, and say so when it is
+// corrupt or cannot be written (read-only media: see OpenStoreReadOnly).
 func OpenStore(path string) (*Store, error) {
 	db, abs, err := sqlitedb.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("runs: open store %q: %w", path, err)
+		return nil, fmt.Errorf("runs: open store %q: %w", path, explainStore(absOr(path), err))
 	}
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(4)
@@ -127,9 +129,52 @@ func OpenStore(path string) (*Store, error) {
 	s.wmu.Unlock()
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("runs: open store %q: %w", path, err)
+		return nil, fmt.Errorf("runs: open store %q: %w", path, explainStore(abs, err))
 	}
 	return s, nil
+}
+
+// OpenStoreReadOnly opens the existing run store at path for reading
+// only, on read-only media too: nothing is created, migrated or written,
+// and a write (starting a run, Rejudge, Delete) fails saying the store is
+// read-only. A store of an older schema must be opened once with
+// OpenStore. `memlab runs list|show|diff|export` use it.
+func OpenStoreReadOnly(path string) (*Store, error) {
+	db, abs, err := sqlitedb.OpenReadOnly(path)
+	if err != nil {
+		return nil, fmt.Errorf("runs: open store %q read-only: %w", path, explainStore(absOr(path), err))
+	}
+	db.SetMaxOpenConns(4)
+	db.SetMaxIdleConns(4)
+	v, err := sqlitedb.SchemaVersion(context.Background(), db, "run store")
+	if err == nil && v != StoreSchemaVersion {
+		err = fmt.Errorf("schema version %d, this memlab reads %d: open it once where it can be written (memlab run) to migrate it", v, StoreSchemaVersion)
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("runs: open store %q read-only: %w", path, explainStore(abs, err))
+	}
+	return &Store{path: abs, db: db, readOnly: true}, nil
+}
+
+// explainStore marks a store error that says the file is corrupt or
+// cannot be written, naming the file and what to do.
+func explainStore(abs string, err error) error {
+	return sqlitedb.Explain(abs, "run store", err,
+		"move it aside (its runs are lost) or restore a copy, and rerun",
+		"give -store a file on writable storage (or set MEMLAB_RUNS), or run with -no-store")
+}
+
+// errReadOnly is the error of a write to a store opened read-only.
+func (s *Store) errReadOnly(op string) error {
+	return fmt.Errorf("runs: %s: the run store %s is open read-only (%w)", op, s.path, sqlitedb.ErrReadOnly)
+}
+
+func absOr(path string) string {
+	if a, err := filepath.Abs(path); err == nil {
+		return a
+	}
+	return path
 }
 
 // Path returns the store file's absolute path.
@@ -355,6 +400,9 @@ func (s *Store) Failures(id string) ([]Attempt, error) {
 
 // Delete removes run id and its records.
 func (s *Store) Delete(id string) error {
+	if s.readOnly {
+		return s.errReadOnly("delete " + id)
+	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	tx, err := s.db.Begin()
@@ -420,6 +468,9 @@ func holderAlive(owner string, hb time.Time, now time.Time) bool {
 // a live process is waited for (until ctx ends) instead of refused.
 func (s *Store) begin(ctx context.Context, spec Spec, label string, wait bool) (*lease, error) {
 	id := spec.ID()
+	if s.readOnly {
+		return nil, s.errReadOnly("start run " + id)
+	}
 	owner := newOwner()
 	for {
 		err := s.tryBegin(ctx, id, spec, label, owner)
@@ -472,10 +523,10 @@ func (s *Store) tryBegin(ctx context.Context, id string, spec Spec, label, owner
 			sessions = sessions + 1 WHERE id = ?`, owner, now.UnixMilli(), now.UnixMilli(), CodeVersion(), label, id)
 	}
 	if err != nil {
-		return fmt.Errorf("runs: start run %s in %s: %w", id, s.path, err)
+		return fmt.Errorf("runs: start run %s in %s: %w", id, s.path, explainStore(s.path, err))
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("runs: start run %s in %s: %w", id, s.path, err)
+		return fmt.Errorf("runs: start run %s in %s: %w", id, s.path, explainStore(s.path, err))
 	}
 	return nil
 }
@@ -602,7 +653,7 @@ func (s *Store) put(ctx context.Context, id string, ord, attempt int, rec Record
 		err = tx.Commit()
 	}
 	if err != nil {
-		return fmt.Errorf("runs: write record %q of run %s to %s: %w", rec.QuestionID, id, s.path, err)
+		return fmt.Errorf("runs: write record %q of run %s to %s: %w", rec.QuestionID, id, s.path, explainStore(s.path, err))
 	}
 	return nil
 }

@@ -88,6 +88,7 @@ func init() {
 		"Observe":                  reflect.ValueOf(runs.Observe),
 		"OnlyJudge":                reflect.ValueOf(runs.OnlyJudge),
 		"OpenStore":                reflect.ValueOf(runs.OpenStore),
+		"OpenStoreReadOnly":        reflect.ValueOf(runs.OpenStoreReadOnly),
 		"ParseAxis":                reflect.ValueOf(runs.ParseAxis),
 		"ParseKs":                  reflect.ValueOf(runs.ParseKs),
 		"PointName":                reflect.ValueOf(runs.PointName),

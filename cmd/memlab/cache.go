@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -36,34 +37,67 @@ func cmdCache(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	if _, err := os.Stat(*path); err != nil {
-		return fmt.Errorf("no cache at %s: %w", *path, err)
-	}
-	c, err := cache.Open(*path)
-	if err != nil {
+	if _, err := os.Stat(*path); errors.Is(err, os.ErrNotExist) {
+		// Nothing was cached yet: not an error.
+		_, err := fmt.Fprintf(stdout, "no cache at %s yet: no model call has been cached\n", *path)
 		return err
+	} else if err != nil {
+		return fmt.Errorf("cache at %s: %w", *path, err)
 	}
-	defer c.Close()
 	ctx := context.Background()
-	switch args[0] {
-	case "stats":
+	if args[0] == "stats" {
+		// Read-only: stats read a cache on read-only media too.
+		c, err := cache.OpenReadOnly(*path)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
 		st, err := c.Stats(ctx)
 		if err != nil {
 			return err
 		}
 		return st.WriteText(stdout)
-	default: // clear
-		n, err := c.Clear(ctx, *olderThan)
-		if err != nil {
-			return err
+	}
+	what := "all entries"
+	if *olderThan > 0 {
+		what = "entries older than " + olderThan.String()
+	}
+	c, err := cache.Open(*path)
+	var n int64
+	if err == nil {
+		n, err = c.Clear(ctx, *olderThan)
+		if cerr := c.Close(); err == nil && cerr != nil {
+			err = cerr
 		}
-		what := "all entries"
-		if *olderThan > 0 {
-			what = "entries older than " + olderThan.String()
+	}
+	if errors.Is(err, cache.ErrCorrupt) && *olderThan == 0 {
+		// A damaged file cannot be cleared entry by entry: it goes, and
+		// the next run starts a new one.
+		if rerr := removeCacheFiles(*path); rerr != nil {
+			return fmt.Errorf("%w; removing it failed: %w", err, rerr)
 		}
-		_, err = fmt.Fprintf(stdout, "removed %d entries (%s) from %s\n", n, what, *path)
+		_, err = fmt.Fprintf(stdout, "the cache file %s was corrupt: removed it (and its write-ahead log); the next run starts a new one\n", *path)
 		return err
 	}
+	if errors.Is(err, cache.ErrCorrupt) {
+		return fmt.Errorf("%w (-older-than cannot clear a corrupt file: clear all of it)", err)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "removed %d entries (%s) from %s\n", n, what, *path)
+	return err
+}
+
+// removeCacheFiles removes a cache file and its write-ahead log and
+// shared-memory index.
+func removeCacheFiles(path string) error {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // cmdFakeOpenAI is `memlab fake-openai [-addr HOST:PORT] [options]`: the

@@ -76,12 +76,16 @@
 // CSV (one row per question, scores as columns, undefined ones empty) or
 // JSONL (the full records), to stdout or -o FILE. RUN is a run id, a unique
 // id prefix of at least 4 characters, or a label. These commands never
-// create a store.
+// create a store nor write to one: they open it read-only, so a store on
+// read-only media can be read (writing to it, e.g. memlab run, fails
+// saying it is read-only).
 //
 // Model calls go through a durable SQLite cache ($MEMLAB_CACHE, else
 // memlab/calls.db under the user cache directory): cache stats shows its
-// entries by kind and model, cache clear removes all entries or those older
-// than -older-than. Endpoints come from OPENAI_BASE_URL / OPENAI_API_KEY or
+// entries by kind and model (read-only; with no cache yet it says so and
+// exits 0), cache clear removes all entries or those older than
+// -older-than, and removes a cache file that is corrupt. A corrupt cache
+// stops a run with an error naming the file. Endpoints come from OPENAI_BASE_URL / OPENAI_API_KEY or
 // the config file named by MEMLAB_CONFIG (format: see package llm); with
 // neither, notebooks run offline. After a run that called models, the calls,
 // cache hits, failures, tokens and estimated cost are printed per role and

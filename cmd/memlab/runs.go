@@ -39,7 +39,9 @@ func storeFlag(fs *flag.FlagSet) *string {
 }
 
 // openRunStore opens the run store at path (default: runs.DefaultStorePath),
-// which must exist: reading commands never create one.
+// which must exist, for reading only (read-only media too): reading
+// commands never create one nor write to it. A store of an older schema
+// is migrated when it can be written.
 func openRunStore(path string) (*runs.Store, error) {
 	if path == "" {
 		p, err := runs.DefaultStorePath()
@@ -51,7 +53,14 @@ func openRunStore(path string) (*runs.Store, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("no run store at %s: %w", path, err)
 	}
-	return runs.OpenStore(path)
+	st, err := runs.OpenStoreReadOnly(path)
+	if err != nil {
+		if rw, rwErr := runs.OpenStore(path); rwErr == nil {
+			return rw, nil // an older schema, migrated
+		}
+		return nil, err
+	}
+	return st, nil
 }
 
 // findRun resolves a RUN argument (an id, a unique id prefix or a label).

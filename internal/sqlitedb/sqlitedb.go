@@ -62,13 +62,8 @@ func Open(path string) (*sql.DB, string, error) {
 // URI (so that '?', '#' and '%' in the path are escaped, not parsed) with
 // the pragmas every pooled connection runs when it is opened.
 func DSN(abs string) string {
-	p := filepath.ToSlash(abs)
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + p // a Windows drive path: file:///C:/x
-	}
-	u := url.URL{Scheme: "file", Path: p}
-	q := []string{
-		"_pragma=busy_timeout(" + strconv.FormatInt(BusyTimeout.Milliseconds(), 10) + ")",
+	return buildDSN(abs,
+		"_pragma=busy_timeout("+strconv.FormatInt(BusyTimeout.Milliseconds(), 10)+")",
 		"_pragma=journal_mode(WAL)",
 		"_pragma=synchronous(NORMAL)",
 		"_pragma=mmap_size(268435456)",
@@ -76,7 +71,22 @@ func DSN(abs string) string {
 		// transaction never has to upgrade a read lock (which fails with
 		// SQLITE_BUSY without waiting when another writer got in first).
 		"_txlock=immediate",
+	)
+}
+
+// readDSN is the data source name of a reader of abs: the URI parameters
+// params (mode=ro, immutable=1) and no pragma that writes.
+func readDSN(abs string, params ...string) string {
+	return buildDSN(abs, append(params,
+		"_pragma=busy_timeout("+strconv.FormatInt(BusyTimeout.Milliseconds(), 10)+")")...)
+}
+
+func buildDSN(abs string, q ...string) string {
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows drive path: file:///C:/x
 	}
+	u := url.URL{Scheme: "file", Path: p}
 	return u.String() + "?" + strings.Join(q, "&")
 }
 
@@ -135,4 +145,30 @@ func Migrate(ctx context.Context, db *sql.DB, kind string, migrations []string) 
 		return version, err
 	}
 	return version, tx.Commit()
+}
+
+// SchemaVersion reads the schema version of a memlab file (kind names it
+// in errors) without writing: 0 for an empty database.
+func SchemaVersion(ctx context.Context, db *sql.DB, kind string) (int, error) {
+	var hasMeta, tables int
+	err := db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE name = 'meta'), count(*)
+		FROM sqlite_schema WHERE type = 'table'`).Scan(&hasMeta, &tables)
+	if err != nil {
+		return 0, err
+	}
+	if hasMeta == 0 {
+		if tables > 0 {
+			return 0, fmt.Errorf("not a memlab %s: the database has tables but no meta table", kind)
+		}
+		return 0, nil
+	}
+	var v string
+	if err := db.QueryRowContext(ctx, `SELECT value FROM meta WHERE name = 'schema_version'`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	version, err := strconv.Atoi(v)
+	if err != nil || version < 0 {
+		return 0, fmt.Errorf("bad schema version %q in meta table", v)
+	}
+	return version, nil
 }

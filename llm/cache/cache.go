@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 
 	"github.com/memlab/memlab/internal/sqlitedb"
@@ -23,11 +24,30 @@ const BusyTimeout = sqlitedb.BusyTimeout
 // serialized by Cache.wsem before they reach the pool.
 const readConns = 8
 
+// ErrCorrupt marks (errors.Is) the errors of a cache file that is damaged
+// ("database disk image is malformed"): the message names the file and
+// says to run `memlab cache clear`. ErrReadOnly marks those of a cache
+// that cannot be written (read-only media, no permission, OpenReadOnly).
+// Neither is a model failure, and no retry mends them.
+var (
+	ErrCorrupt  = sqlitedb.ErrCorrupt
+	ErrReadOnly = sqlitedb.ErrReadOnly
+)
+
+// explain marks err with ErrCorrupt or ErrReadOnly when that is its cause,
+// naming the file and saying what to do.
+func explain(path string, err error) error {
+	return sqlitedb.Explain(path, "model-call cache", err,
+		fmt.Sprintf("run `memlab cache clear -path %s` (or delete the file) and rerun; the calls it held are made again", path),
+		"set MEMLAB_CACHE (or -path) to a file on writable storage")
+}
+
 // Cache is an open cache file. It is safe for use by many goroutines; Close
 // it when done (after every Do has returned).
 type Cache struct {
-	path string
-	db   *sql.DB
+	path     string
+	db       *sql.DB
+	readOnly bool // OpenReadOnly: nothing is written, hits are not counted
 	// wsem serializes this process's writes, so that its goroutines queue
 	// in Go instead of in SQLite's busy handler (which sleeps and can give
 	// up). Other processes are still handled by the busy timeout.
@@ -49,7 +69,7 @@ func Open(path string) (*Cache, error) {
 	}
 	db, abs, err := sqlitedb.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("cache: open %q: %w", path, err)
+		return nil, fmt.Errorf("cache: open %q: %w", path, explain(absPath(path), err))
 	}
 	db.SetMaxOpenConns(readConns)
 	db.SetMaxIdleConns(readConns)
@@ -61,9 +81,52 @@ func Open(path string) (*Cache, error) {
 	}
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("cache: open %q: %w", path, err)
+		return nil, fmt.Errorf("cache: open %q: %w", path, explain(abs, err))
 	}
 	return c, nil
+}
+
+// OpenReadOnly opens the existing cache file at path for reading only, on
+// read-only media too: nothing is created, migrated or written (Get does
+// not count hits; Put, Do's fills and Clear fail with ErrReadOnly). It is
+// what `memlab cache stats` uses.
+func OpenReadOnly(path string) (*Cache, error) {
+	if path == "" {
+		return nil, errors.New("cache: open: empty path")
+	}
+	db, abs, err := sqlitedb.OpenReadOnly(path)
+	if err != nil {
+		return nil, fmt.Errorf("cache: open %q read-only: %w", path, explain(absPath(path), err))
+	}
+	db.SetMaxOpenConns(readConns)
+	db.SetMaxIdleConns(readConns)
+	c := &Cache{path: abs, db: db, readOnly: true, wsem: make(chan struct{}, 1), calls: map[string]*call{}}
+	c.hits.pending = map[string]int64{}
+	v, err := sqlitedb.SchemaVersion(context.Background(), db, "cache")
+	if err == nil && v != SchemaVersion {
+		err = fmt.Errorf("schema version %d, this memlab's is %d: open it once with a memlab that can write it", v, SchemaVersion)
+	}
+	if err == nil {
+		err = c.prepare(context.Background())
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("cache: open %q read-only: %w", path, explain(abs, err))
+	}
+	return c, nil
+}
+
+// absPath is path made absolute, or path when that fails.
+func absPath(path string) string {
+	if a, err := filepath.Abs(path); err == nil {
+		return a
+	}
+	return path
+}
+
+// errReadOnly is the error of a write to a cache opened read-only.
+func (c *Cache) errReadOnly(op string) error {
+	return fmt.Errorf("cache: %s: the model-call cache file %s is open read-only (%w)", op, c.path, ErrReadOnly)
 }
 
 // Path returns the absolute path of the cache file.
@@ -74,7 +137,7 @@ func (c *Cache) Path() string { return c.path }
 // removes it. Close does not wait for fills started by Do; calls made after
 // Close return errors.
 func (c *Cache) Close() error {
-	ferr := c.flushHits(context.Background())
+	ferr := explain(c.path, c.flushHits(context.Background()))
 	if err := c.db.Close(); err != nil {
 		return fmt.Errorf("cache: close %q: %w", c.path, err)
 	}

@@ -53,6 +53,16 @@
 // Stats, Clear and Close. A killed process loses its unwritten hit counts,
 // never an entry.
 //
+// # Damage and read-only media
+//
+// An error that comes from the file rather than from a call is marked:
+// [ErrCorrupt] when SQLite finds the file damaged (the message names it and
+// says to run `memlab cache clear`, which removes a damaged file), and
+// [ErrReadOnly] when it cannot be written. Neither is a model failure: the
+// llm client's per-question tallies report them (llm.Tally.CacheError) and
+// a run stops on them instead of recording failed questions. [OpenReadOnly]
+// reads a cache on read-only media (`memlab cache stats`).
+//
 // # Schema
 //
 // The file holds a meta table with the schema version and an entries table

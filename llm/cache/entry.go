@@ -78,7 +78,7 @@ func (c *Cache) lookup(ctx context.Context, key string) (Entry, bool, error) {
 		return Entry{}, false, nil
 	}
 	if err != nil {
-		return Entry{}, false, fmt.Errorf("cache: get %s from %q: %w", key, c.path, err)
+		return Entry{}, false, fmt.Errorf("cache: get %s from %q: %w", key, c.path, explain(c.path, err))
 	}
 	e.Latency = time.Duration(latencyUS) * time.Microsecond
 	e.CreatedAt = time.UnixMilli(createdMS)
@@ -106,6 +106,9 @@ type hitCounter struct {
 // for the next flush (Stats and Close report the error): a hit count is a
 // statistic and must not fail the caller who was served.
 func (c *Cache) countHits(ctx context.Context, key string, n int64) {
+	if c.readOnly {
+		return
+	}
 	h := &c.hits
 	h.mu.Lock()
 	if h.n == 0 {
@@ -144,7 +147,7 @@ func (c *Cache) flushHits(ctx context.Context) error {
 			h.n += n
 		}
 		h.mu.Unlock()
-		return fmt.Errorf("cache: count hits in %q: %w", c.path, err)
+		return fmt.Errorf("cache: count hits in %q: %w", c.path, explain(c.path, err))
 	}
 	return nil
 }
@@ -184,6 +187,9 @@ func (c *Cache) put(ctx context.Context, e Entry) (bool, error) {
 	if e.Key == "" {
 		return false, fmt.Errorf("cache: put into %q: empty key", c.path)
 	}
+	if c.readOnly {
+		return false, c.errReadOnly("put " + e.Key)
+	}
 	created := e.CreatedAt
 	if created.IsZero() {
 		created = time.Now()
@@ -195,7 +201,7 @@ func (c *Cache) put(ctx context.Context, e Entry) (bool, error) {
 	res, err := c.stmts.put.ExecContext(ctx, e.Key, e.Kind, e.Model, e.Endpoint, nonNil(e.Request), nonNil(e.Response),
 		e.PromptTokens, e.CompletionTokens, e.Latency.Microseconds(), created.UnixMilli())
 	if err != nil {
-		return false, fmt.Errorf("cache: put %s into %q: %w", e.Key, c.path, err)
+		return false, fmt.Errorf("cache: put %s into %q: %w", e.Key, c.path, explain(c.path, err))
 	}
 	n, err := res.RowsAffected()
 	if err != nil {

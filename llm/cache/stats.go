@@ -58,7 +58,7 @@ func (c *Cache) Stats(ctx context.Context) (Stats, error) {
 	err := c.db.QueryRowContext(ctx, `SELECT `+groupCols+`, min(created_at), max(created_at) FROM entries`).
 		Scan(&s.Total.Entries, &s.Total.Bytes, &s.Total.PromptTokens, &s.Total.CompletionTokens, &s.Total.Hits, &oldest, &newest)
 	if err != nil {
-		return Stats{}, fmt.Errorf("cache: stats of %q: %w", c.path, err)
+		return Stats{}, fmt.Errorf("cache: stats of %q: %w", c.path, explain(c.path, err))
 	}
 	if oldest.Valid {
 		s.Oldest = time.UnixMilli(oldest.Int64)
@@ -87,19 +87,19 @@ func (c *Cache) Stats(ctx context.Context) (Stats, error) {
 func (c *Cache) groups(ctx context.Context, col string) ([]Group, error) {
 	rows, err := c.db.QueryContext(ctx, `SELECT `+col+`, `+groupCols+` FROM entries GROUP BY `+col+` ORDER BY `+col)
 	if err != nil {
-		return nil, fmt.Errorf("cache: stats of %q by %s: %w", c.path, col, err)
+		return nil, fmt.Errorf("cache: stats of %q by %s: %w", c.path, col, explain(c.path, err))
 	}
 	defer rows.Close()
 	var gs []Group
 	for rows.Next() {
 		var g Group
 		if err := rows.Scan(&g.Name, &g.Entries, &g.Bytes, &g.PromptTokens, &g.CompletionTokens, &g.Hits); err != nil {
-			return nil, fmt.Errorf("cache: stats of %q by %s: %w", c.path, col, err)
+			return nil, fmt.Errorf("cache: stats of %q by %s: %w", c.path, col, explain(c.path, err))
 		}
 		gs = append(gs, g)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("cache: stats of %q by %s: %w", c.path, col, err)
+		return nil, fmt.Errorf("cache: stats of %q by %s: %w", c.path, col, explain(c.path, err))
 	}
 	return gs, nil
 }
@@ -164,6 +164,9 @@ func (c *Cache) Clear(ctx context.Context, olderThan time.Duration) (removed int
 	if olderThan < 0 {
 		return 0, fmt.Errorf("cache: clear %q: negative age %v", c.path, olderThan)
 	}
+	if c.readOnly {
+		return 0, c.errReadOnly("clear")
+	}
 	if err := c.flushHits(ctx); err != nil {
 		return 0, err
 	}
@@ -179,7 +182,7 @@ func (c *Cache) Clear(ctx context.Context, olderThan time.Duration) (removed int
 		res, err = c.db.ExecContext(ctx, `DELETE FROM entries WHERE created_at < ?`, cutoff)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("cache: clear %q: %w", c.path, err)
+		return 0, fmt.Errorf("cache: clear %q: %w", c.path, explain(c.path, err))
 	}
 	if removed, err = res.RowsAffected(); err != nil {
 		return 0, fmt.Errorf("cache: clear %q: %w", c.path, err)
@@ -188,7 +191,7 @@ func (c *Cache) Clear(ctx context.Context, olderThan time.Duration) (removed int
 		return 0, nil
 	}
 	if _, err := c.db.ExecContext(ctx, `VACUUM`); err != nil {
-		return removed, fmt.Errorf("cache: clear %q: vacuum: %w", c.path, err)
+		return removed, fmt.Errorf("cache: clear %q: vacuum: %w", c.path, explain(c.path, err))
 	}
 	// The result row says whether other readers kept the log from being
 	// truncated; that is not an error (the next checkpoint will do it).
