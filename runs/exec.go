@@ -117,7 +117,8 @@ func (o Options) progress() Progress {
 // verdicts that failed (a failed call, a reply that could not be read),
 // the judges that returned them, while every other judge's verdicts are
 // kept. Nothing that succeeded is asked again. Verdicts that no call can
-// mend (no rubric for the task, no gold statements) are not retried. Another live process running the same id makes Run
+// mend (no rubric for the task, no gold statements, no reference answer)
+// are not retried. Another live process running the same id makes Run
 // fail with ErrRunBusy (or wait, with Options.Wait).
 //
 // A failure of one question's step is recorded in its record and the run

@@ -25,10 +25,15 @@ func (r Record) choiceReadOK() bool {
 }
 
 // retryableVerdict reports whether v failed in a way that asking again may
-// mend: every failure but a missing rubric or missing gold statements (for
-// which no call is made, and none would succeed).
+// mend: every failure but a missing rubric, missing gold statements or a
+// missing reference answer (for which no call is made, and none would
+// succeed).
 func retryableVerdict(v judge.Verdict) bool {
-	return !v.Judged() && v.Failure != judge.FailureNoRubric && v.Failure != judge.FailureNoGold
+	switch v.Failure {
+	case "", judge.FailureNoRubric, judge.FailureNoGold, judge.FailureNoReference:
+		return false
+	}
+	return true
 }
 
 func anyRetryable(vs []judge.Verdict) bool {

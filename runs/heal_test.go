@@ -453,3 +453,31 @@ func TestCorruptCacheStopsTheRun(t *testing.T) {
 		}
 	}
 }
+
+// TestNeedsRetry: which stored records a rerun does again.
+func TestNeedsRetry(t *testing.T) {
+	ok := judge.Verdict{Judge: "j", Metric: "m", Score: 1}
+	failed := func(kind string) judge.Verdict { return judge.Verdict{Judge: "j", Metric: "m", Failure: kind} }
+	cases := []struct {
+		desc string
+		rec  Record
+		n    int
+		want bool
+	}{
+		{"complete", Record{Verdicts: []judge.Verdict{ok}, JudgeVerdicts: []int{1}}, 1, false},
+		{"failed read", Record{Failure: failReadFree + "503"}, 1, true},
+		{"failed call", Record{Verdicts: []judge.Verdict{failed(judge.FailureCallFailed + ": server")}, JudgeVerdicts: []int{1}}, 1, true},
+		{"unreadable reply", Record{Verdicts: []judge.Verdict{failed(judge.FailureNoJSON)}, JudgeVerdicts: []int{1}}, 1, true},
+		{"no rubric", Record{Verdicts: []judge.Verdict{failed(judge.FailureNoRubric)}, JudgeVerdicts: []int{1}}, 1, false},
+		{"no gold", Record{Verdicts: []judge.Verdict{failed(judge.FailureNoGold)}, JudgeVerdicts: []int{1}}, 1, false},
+		{"no reference", Record{Verdicts: []judge.Verdict{failed(judge.FailureNoReference)}, JudgeVerdicts: []int{1}}, 1, false},
+		{"a rejudge's failure", Record{Verdicts: []judge.Verdict{ok, failed(judge.FailureNoJSON)}, JudgeVerdicts: []int{1}}, 1, false},
+		{"no judges now", Record{Verdicts: []judge.Verdict{failed(judge.FailureNoJSON)}}, 0, false},
+		{"older record", Record{Verdicts: []judge.Verdict{ok, failed(judge.FailureOutOfRange)}}, 1, true},
+	}
+	for _, c := range cases {
+		if got := needsRetry(c.rec, c.n); got != c.want {
+			t.Errorf("%s: needsRetry = %v, want %v", c.desc, got, c.want)
+		}
+	}
+}
