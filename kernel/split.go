@@ -89,7 +89,7 @@ func SplitCell(src string) ([]Chunk, error) {
 		kind := segmentKind(toks[start:end])
 		from := file.Offset(toks[start].pos)
 		last := toks[end-1]
-		to := file.Offset(last.pos) + tokenLen(last)
+		to := tokenEnd(src, file.Offset(last.pos), last)
 		if n := len(chunks); n > 0 && chunks[n-1].Kind == kind {
 			c := &chunks[n-1]
 			c.Source = src[c.Offset:to]
@@ -102,16 +102,20 @@ func SplitCell(src string) ([]Chunk, error) {
 	return chunks, nil
 }
 
-// tokenLen is the length in the source of t (auto-inserted semicolons have
-// length 0 and never end a segment).
-func tokenLen(t tok) int {
+// tokenEnd is the offset in src just past t, which starts at off
+// (auto-inserted semicolons have length 0 and never end a segment). A raw
+// string's literal is not its source text when it spans a carriage return,
+// which the scanner drops from it, so its end is the closing backquote.
+func tokenEnd(src string, off int, t tok) int {
 	switch {
 	case t.tok == token.SEMICOLON && t.lit == "\n":
-		return 0
+		return off
+	case t.tok == token.STRING && strings.HasPrefix(t.lit, "`"):
+		return off + 1 + strings.IndexByte(src[off+1:], '`') + 1
 	case t.lit != "":
-		return len(t.lit)
+		return off + len(t.lit)
 	default:
-		return len(t.tok.String())
+		return off + len(t.tok.String())
 	}
 }
 

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"testing"
@@ -57,5 +58,22 @@ func TestSplitCell(t *testing.T) {
 	var ce *CellError
 	if !errors.As(err, &ce) || ce.Line != 2 || ce.Kind != "syntax" {
 		t.Errorf("lexical error: %v", err)
+	}
+}
+
+// TestSplitCellRawStringWithCarriageReturn: the scanner drops carriage
+// returns from a raw string's literal, so a chunk ending with such a string
+// (a cell typed on Windows, or sent so by a Jupyter client) was cut before
+// its closing backquote and the cell failed to compile. Found by
+// FuzzSplitCell.
+func TestSplitCellRawStringWithCarriageReturn(t *testing.T) {
+	src := "s := `a\r\nb`"
+	chunks, err := SplitCell(src)
+	if err != nil || len(chunks) != 1 || chunks[0].Source != src {
+		t.Fatalf("SplitCell(%q) = %+v, %v; want the whole cell as one chunk", src, chunks, err)
+	}
+	s := newTestSession(t)
+	if r := s.Exec(context.Background(), src+"\nlen(s)"); r.Err != nil || r.Value != "3" {
+		t.Fatalf("cell %q: value %q, error %v; want 3 (a raw string's value has no carriage return)", src, r.Value, r.Err)
 	}
 }
