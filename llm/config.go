@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"sort"
@@ -478,8 +479,9 @@ func parsePrice(v string) (Price, error) {
 	}
 	p, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
 	q, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
-	if err1 != nil || err2 != nil || p < 0 || q < 0 {
-		return Price{}, errors.New("want two non-negative numbers (USD per million prompt and completion tokens)")
+	// ParseFloat also reads "NaN" and "Inf", which no price is.
+	if err1 != nil || err2 != nil || !(p >= 0 && q >= 0) || math.IsInf(p, 1) || math.IsInf(q, 1) {
+		return Price{}, errors.New("want two finite non-negative numbers (USD per million prompt and completion tokens)")
 	}
 	return Price{Prompt: p, Completion: q}, nil
 }
