@@ -138,7 +138,8 @@ func dedupe(ids []string) []string {
 }
 
 // normalizeOutput folds fullwidth forms, maps CJK brackets and curly quotes
-// to ASCII and removes markdown emphasis and code marks.
+// to ASCII and removes markdown emphasis and code marks (also written in
+// fullwidth forms: they are folded first).
 func normalizeOutput(s string) string {
 	var b strings.Builder
 	for _, r := range s {
@@ -147,6 +148,8 @@ func normalizeOutput(s string) string {
 			r -= 0xFEE0
 		case r == 0x3000:
 			r = ' '
+		}
+		switch {
 		case r == '【' || r == '「':
 			r = '['
 		case r == '】' || r == '」':

@@ -31,6 +31,7 @@ func TestParseChoice(t *testing.T) {
 		{"**B**", "B", nil},
 		{"Ｃ", "C", nil},
 		{"（B）", "B", nil},
+		{"Answer: ＊＊B＊＊, not A or C.", "B", nil}, // fullwidth emphasis is removed like ** (found by FuzzParseChoice)
 		{"E\n\nExplanation: A and B are not mentioned.", "E", nil},
 		// 2. full option text
 		{"she ran the  PARIS marathon.", "B", nil},
