@@ -89,10 +89,11 @@ func ParseChoice(output string, choices []datasets.Choice) (string, error) {
 	if len(choices) == 0 {
 		return "", fmt.Errorf("generate: parse choice %s: no options given", quote(output))
 	}
-	p := choiceParser{ids: make([]string, 0, len(choices)), choices: choices}
+	p := choiceParser{ids: make([]string, 0, len(choices))}
 	for _, ch := range choices {
-		if ch.ID != "" {
+		if ch.ID != "" { // an option without an id cannot be answered
 			p.ids = append(p.ids, ch.ID)
+			p.choices = append(p.choices, ch)
 		}
 	}
 	sort.Slice(p.ids, func(a, b int) bool { return len(p.ids[a]) > len(p.ids[b]) })
@@ -113,8 +114,8 @@ func ParseChoice(output string, choices []datasets.Choice) (string, error) {
 
 type choiceParser struct {
 	s       []rune
-	ids     []string // longest first
-	choices []datasets.Choice
+	ids     []string          // longest first
+	choices []datasets.Choice // those with an id
 }
 
 func quote(s string) string {

@@ -114,6 +114,14 @@ func TestParseChoiceEdges(t *testing.T) {
 	if got, err := ParseChoice("answer: A1", multi); err != nil || got != "A1" {
 		t.Errorf("multi-letter ids: %q, %v", got, err)
 	}
+	// An option without an id (the loader reports it) is never the answer:
+	// its text named the option "" with no error (found by FuzzParseChoice).
+	noID := []datasets.Choice{{ID: "", Text: "yes"}, {ID: "B", Text: "no"}}
+	for _, out := range []string{"yes", "I'd say yes."} {
+		if got, err := ParseChoice(out, noID); !errors.Is(err, ErrUnparseable) {
+			t.Errorf("option without id, output %q: %q, %v; want ErrUnparseable", out, got, err)
+		}
+	}
 	_, err := ParseChoice(strings.Repeat("nothing here ", 20), abcde)
 	if err == nil || !strings.Contains(err.Error(), `generate: parse choice "nothing here`) || !strings.Contains(err.Error(), "...") {
 		t.Errorf("long output: err = %v (want the output quoted and cut)", err)
