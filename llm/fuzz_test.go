@@ -63,13 +63,16 @@ var configLineRE = regexp.MustCompile(`^llm: config models\.conf:(\d+): `)
 // FuzzParseConfig parses a fuzzed config file. A parsed config, written
 // back in the format, parses to the same config; its limits and prices are
 // in range; printing it never shows a key. An error names the file and a
-// line of it, and never holds a key read from the environment.
+// line of it, and never holds a key, read from the environment or written
+// on an api_key line (well formed or not).
 func FuzzParseConfig(f *testing.F) {
 	f.Add(goodConfig)
 	for _, s := range indentedBlocks(f, "../README.md") {
 		f.Add(s)
 	}
 	f.Add("[endpoint a]\nbase_url = https://x/v1/\napi_key = sk-inline\napi_key_env = UNSET_K\napi_key =\n[prices]\nm = 1e-3, 2\n")
+	f.Add("[endpoint a]\nbase_url = http://h\napi_key: sk-proj-0123456789\n[role judge]\nendpoint = a\nmodel = m\n")
+	f.Add("[endpoint a]\nbase_url = http://h\napi_key = sk-proj-0123456789\nmax_attempts = 0\n")
 	f.Add("[role embedder]\nendpoint = e\nmodel = m=1\n[endpoint e]\nbase_url = http://h\ntimeout = 1h0m0.5s\n[prices]\nm = nan, inf\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		c, err := ParseConfig("models.conf", strings.NewReader(src), fuzzGetenv)
@@ -85,6 +88,11 @@ func FuzzParseConfig(f *testing.F) {
 			}
 			if strings.Contains(msg, fuzzEnvKey) && !strings.Contains(src, fuzzEnvKey) {
 				t.Errorf("error %q holds the key read from the environment", msg)
+			}
+			for _, k := range inlineKeys(src) {
+				if strings.Contains(msg, k) {
+					t.Errorf("error %q holds the api_key value %q", msg, k)
+				}
 			}
 			return
 		}
@@ -125,6 +133,30 @@ func FuzzParseConfig(f *testing.F) {
 			t.Fatalf("the config written back parses differently:\n%+v\n%+v\n%s", a, b, text)
 		}
 	})
+}
+
+// apiKeyLineRE matches a line setting api_key, well formed or not
+// ("api_key = K", "api_key: K", "api_key K"), with the value.
+var apiKeyLineRE = regexp.MustCompile(`^\s*api_key\s*[=:\s]\s*(.*)$`)
+
+// inlineKeys returns the values of src's api_key lines that an error must
+// not show: those of at least 8 bytes that occur once in src (a shorter
+// value, or one also written elsewhere, say as a name, may rightly appear).
+func inlineKeys(src string) []string {
+	var out []string
+	for _, l := range strings.Split(src, "\n") {
+		if i := strings.Index(l, "#"); i >= 0 {
+			l = l[:i]
+		}
+		m := apiKeyLineRE.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		if k := strings.TrimSpace(m[1]); len(k) >= 8 && strings.Count(src, k) == 1 {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // writeConfig writes c in the config format: each endpoint's settings, the

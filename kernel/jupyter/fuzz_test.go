@@ -49,9 +49,10 @@ func isEmptyDict(b []byte) bool {
 // FuzzParse decodes a fuzzed multipart message (frames separated by 0xFF),
 // signed correctly by the harness when sign is set. A message it accepts
 // carries a valid signature (checked by an independent HMAC) and a
-// msg_type, re-encodes to the same frames (signature recomputed in lower
-// case, empty or null dicts as {}), and that encoding decodes to the same
-// message. A message it rejects wraps ErrMalformed or ErrSignature, a
+// msg_type, is refused as ErrReplay when it comes again with a key (its
+// signature in other case too), re-encodes to the same frames (signature
+// recomputed in lower case, empty or null dicts as {}), and that encoding
+// decodes to the same message in a fresh session. A message it rejects wraps ErrMalformed or ErrSignature, a
 // correctly signed message is never rejected for its signature, and an
 // error never shows the key.
 func FuzzParse(f *testing.F) {
@@ -96,7 +97,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			msg := err.Error()
 			if !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrSignature) {
-				t.Fatalf("error %q wraps neither ErrMalformed nor ErrSignature", msg)
+				t.Fatalf("error %q wraps neither ErrMalformed nor ErrSignature (a first message is no replay)", msg)
 			}
 			if signed && errors.Is(err, ErrSignature) {
 				t.Fatalf("a correctly signed message is rejected: %v", err)
@@ -114,6 +115,11 @@ func FuzzParse(f *testing.F) {
 		}
 		if m.Header.MsgType == "" {
 			t.Fatalf("accepted a header without msg_type: %s", frames[d+2])
+		}
+		again := append([][]byte(nil), frames...)
+		again[d+1] = bytes.ToUpper(frames[d+1]) // the same signature in other case
+		if _, err := s.Parse(again); key != "" && !errors.Is(err, ErrReplay) || key == "" && err != nil {
+			t.Fatalf("the same message again (key %q): %v; want ErrReplay with a key, acceptance without", key, err)
 		}
 		out, err := s.Frames(m)
 		if err != nil {
