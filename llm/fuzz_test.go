@@ -73,6 +73,7 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add("[endpoint a]\nbase_url = https://x/v1/\napi_key = sk-inline\napi_key_env = UNSET_K\napi_key =\n[prices]\nm = 1e-3, 2\n")
 	f.Add("[endpoint a]\nbase_url = http://h\napi_key: sk-proj-0123456789\n[role judge]\nendpoint = a\nmodel = m\n")
 	f.Add("[endpoint a]\nbase_url = http://h\napi_key = sk-proj-0123456789\nmax_attempts = 0\n")
+	f.Add("[endpoint e]\nbase_url = http://h\nmax_retry_after = 90s\nmax_retry_after = 1m0.25s\n[role judge]\nendpoint = e\nmodel = m\n")
 	f.Add("[role embedder]\nendpoint = e\nmodel = m=1\n[endpoint e]\nbase_url = http://h\ntimeout = 1h0m0.5s\n[prices]\nm = nan, inf\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		c, err := ParseConfig("models.conf", strings.NewReader(src), fuzzGetenv)
@@ -97,7 +98,7 @@ func FuzzParseConfig(f *testing.F) {
 			return
 		}
 		for _, e := range c.Endpoints {
-			if e.MaxConcurrency < 1 || e.MaxAttempts < 1 || e.Timeout <= 0 || e.RequestsPerMinute < 0 || e.TokensPerMinute < 0 || len(e.BaseURLs) == 0 {
+			if e.MaxConcurrency < 1 || e.MaxAttempts < 1 || e.Timeout <= 0 || e.RequestsPerMinute < 0 || e.TokensPerMinute < 0 || e.MaxRetryAfter < 0 || len(e.BaseURLs) == 0 {
 				t.Errorf("endpoint %q out of range: %+v", e.Name, *e)
 			}
 			if k := e.apiKey(); strings.Trim(k, "0123456789abcdefx") != "" {
@@ -174,6 +175,9 @@ func writeConfig(c *Config) string {
 		}
 		fmt.Fprintf(&b, "max_concurrency = %d\nrequests_per_minute = %d\ntokens_per_minute = %d\ntimeout = %s\nmax_attempts = %d\n",
 			e.MaxConcurrency, e.RequestsPerMinute, e.TokensPerMinute, e.Timeout, e.MaxAttempts)
+		if e.MaxRetryAfter != 0 { // 0 (the client's default) has no spelling
+			fmt.Fprintf(&b, "max_retry_after = %s\n", e.MaxRetryAfter)
+		}
 	}
 	var roles []string
 	for r := range c.Roles {
