@@ -13,6 +13,7 @@ import (
 	"sort"
 	"sync"
 	"time"
+	"unsafe"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -108,6 +109,11 @@ func (s *VecStore) Add(vec []float32, t time.Time) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	start := len(s.data)
+	if cap(s.data)-start < s.dims { // grow, keeping the rows aligned
+		grown := alignedFloats(start, max(2*cap(s.data), start+s.dims, 16*s.dims))
+		copy(grown, s.data)
+		s.data = grown
+	}
 	s.data = append(s.data, vec...)
 	if ss > 0 {
 		inv := float32(1 / math.Sqrt(ss))
@@ -192,7 +198,8 @@ func (s *VecStore) normQuery(q []float32, which string) ([]float32, error) {
 		}
 		ss += float64(v) * float64(v)
 	}
-	out := append([]float32(nil), q...)
+	out := alignedFloats(len(q), len(q))
+	copy(out, q)
 	if ss > 0 {
 		inv := float32(1 / math.Sqrt(ss))
 		for j := range out {
@@ -280,7 +287,7 @@ func (s *VecStore) SearchBatch(queries [][]float32, k int, ats []time.Time) ([][
 		return nil, errorf("vector store search batch: %d queries but %d times", len(queries), len(ats))
 	}
 	nq := len(queries)
-	qm := make([]float32, nq*s.dims)
+	qm := alignedFloats(nq*s.dims, nq*s.dims)
 	for i, q := range queries {
 		nv, err := s.normQuery(q, fmt.Sprintf("query %d", i))
 		if err != nil {
@@ -339,6 +346,26 @@ func (s *VecStore) SearchBatch(queries [][]float32, k int, ats []time.Time) ([][
 		}
 	}
 	return out, nil
+}
+
+// vecAlign is the byte alignment of the rows' and queries' backing arrays.
+// gonum's float32 dot product (asm/f32.DotUnitary) sums a few leading
+// values one by one until its second operand is 16-byte aligned, then four
+// at a time, so the rounding of a score depends on where the vectors sit in
+// memory. Allocating the store's rows and every query at a fixed alignment
+// makes that order, and so every score, the same in every run.
+const vecAlign = 64
+
+// alignedFloats returns a slice of length n and capacity c whose first
+// element is vecAlign-byte aligned. The garbage collector does not move
+// heap objects, so the alignment holds for the slice's life.
+func alignedFloats(n, c int) []float32 {
+	buf := make([]float32, c+vecAlign/4)
+	off := 0
+	if r := uintptr(unsafe.Pointer(unsafe.SliceData(buf))) % vecAlign; r != 0 {
+		off = int((vecAlign - r) / 4)
+	}
+	return buf[off : off+n : off+c]
 }
 
 func (s *VecStore) scores(n int) *[]float32 {
@@ -530,7 +557,7 @@ func LoadVecStore(path string) (*VecStore, error) {
 	if got, sum := crc32.Checksum(body, castagnoli), binary.LittleEndian.Uint32(raw[want-4:]); got != sum {
 		return nil, fail("checksum %08x, file says %08x", got, sum)
 	}
-	s := &VecStore{dims: dims, ordered: true, n: n, times: make([]time.Time, n), data: make([]float32, n*dims)}
+	s := &VecStore{dims: dims, ordered: true, n: n, times: make([]time.Time, n), data: alignedFloats(n*dims, n*dims)}
 	p := raw[head:]
 	for i := range n {
 		sec := int64(binary.LittleEndian.Uint64(p[:8]))

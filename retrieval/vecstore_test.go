@@ -224,3 +224,77 @@ func TestVecStoreSaveLoad(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// TestVecStoreScoresIndependentOfMemory: the same rows and query give the
+// same float32 scores to the last bit in every store, whatever addresses
+// the allocator gave their vectors (gonum's dot product sums its first
+// values one by one until an operand is 16-byte aligned; before the
+// store aligned its buffers, scores moved by an ulp from run to run).
+func TestVecStoreScoresIndependentOfMemory(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	for _, dims := range []int{6, 53, 256} {
+		vecs := randVecs(r, 300, dims)
+		queries := randVecs(r, 8, dims)
+		var ref [][]VecHit
+		var refScores [][]float32
+		var refBatch [][]VecHit
+		for run := 0; run < 12; run++ {
+			junk := make([][]float32, run) // shift the allocator between runs
+			for i := range junk {
+				junk[i] = make([]float32, 1+2*i)
+			}
+			s, err := NewVecStore(dims)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range vecs {
+				if _, err := s.Add(v, time.Time{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var hits [][]VecHit
+			var scores [][]float32
+			for _, q := range queries {
+				// the query at a different offset of a larger buffer each run
+				buf := make([]float32, dims+run%4)
+				qq := buf[run%4:]
+				copy(qq, q)
+				h, err := s.Search(qq, 20, time.Time{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				hits = append(hits, h)
+				sc, _, err := s.Scores(qq, time.Time{}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				scores = append(scores, append([]float32(nil), sc...))
+			}
+			batch, err := s.SearchBatch(queries, 20, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run == 0 {
+				ref, refScores, refBatch = hits, scores, batch
+				continue
+			}
+			for qi := range queries {
+				for i := range ref[qi] {
+					if hits[qi][i] != ref[qi][i] {
+						t.Fatalf("dims %d run %d query %d: hit %d = %+v, first run %+v", dims, run, qi, i, hits[qi][i], ref[qi][i])
+					}
+				}
+				for i := range refScores[qi] {
+					if math.Float32bits(scores[qi][i]) != math.Float32bits(refScores[qi][i]) {
+						t.Fatalf("dims %d run %d query %d: score of row %d = %.9g, first run %.9g", dims, run, qi, i, scores[qi][i], refScores[qi][i])
+					}
+				}
+				for i := range refBatch[qi] {
+					if batch[qi][i] != refBatch[qi][i] {
+						t.Fatalf("dims %d run %d query %d: batch hit %d = %+v, first run %+v", dims, run, qi, i, batch[qi][i], refBatch[qi][i])
+					}
+				}
+			}
+		}
+	}
+}
