@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,33 +14,51 @@ import (
 	"github.com/memlab/memlab/retrieval/tokenize"
 )
 
-// BM25Params are the Okapi BM25 constants. The zero value selects the
-// defaults of DefaultBM25Params.
+// BM25Params are the Okapi BM25 constants and the scope of the statistics.
+// K1 = B = 0 selects the constants of DefaultBM25Params.
 type BM25Params struct {
 	// K1 is the term-frequency saturation (>= 0).
 	K1 float64
 	// B is the document-length normalisation, in [0, 1].
 	B float64
+	// Stats is where N, the average document length and the document
+	// frequencies come from: StatsAdmitted ("" = the default) or
+	// StatsCorpus (see the constants).
+	Stats string
 }
 
 // DefaultBM25Params returns K1 = 1.5, B = 0.75, the defaults of the
-// rank_bm25 BM25Okapi used by CloneMem's BM25 baseline.
-func DefaultBM25Params() BM25Params { return BM25Params{K1: 1.5, B: 0.75} }
+// rank_bm25 BM25Okapi used by CloneMem's BM25 baseline, with statistics
+// over the admitted traces.
+func DefaultBM25Params() BM25Params { return BM25Params{K1: 1.5, B: 0.75, Stats: StatsAdmitted} }
 
-// label is "k1=K1,b=B" for constants other than the defaults, "" for the
-// defaults (names of systems built with them are unchanged).
+// label is "k1=K1,b=B" for constants other than the defaults, and
+// "stats=corpus" for leaky statistics; "" for the defaults (names of
+// systems built with them are unchanged: their statistics were always
+// those of the admitted traces).
 func (p BM25Params) label() string {
-	if p == (BM25Params{}) || p == DefaultBM25Params() {
-		return ""
+	var parts []string
+	if d := DefaultBM25Params(); (p.K1 != 0 || p.B != 0) && (p.K1 != d.K1 || p.B != d.B) {
+		parts = append(parts, "k1="+strconv.FormatFloat(p.K1, 'g', -1, 64)+",b="+strconv.FormatFloat(p.B, 'g', -1, 64))
 	}
-	return "k1=" + strconv.FormatFloat(p.K1, 'g', -1, 64) + ",b=" + strconv.FormatFloat(p.B, 'g', -1, 64)
+	if p.Stats == StatsCorpus {
+		parts = append(parts, "stats="+StatsCorpus)
+	}
+	return strings.Join(parts, ",")
 }
 
-// resolve applies the zero-value default and validates p.
+// resolve applies the defaults and validates p.
 func (p BM25Params) resolve() (BM25Params, error) {
-	if p == (BM25Params{}) {
-		return DefaultBM25Params(), nil
+	stats, err := resolveStats(p.Stats)
+	if err != nil {
+		return p, errorf("bm25 params: %w", err)
 	}
+	if p.K1 == 0 && p.B == 0 {
+		d := DefaultBM25Params()
+		d.Stats = stats
+		return d, nil
+	}
+	p.Stats = stats
 	if math.IsNaN(p.K1) || math.IsInf(p.K1, 0) || p.K1 < 0 {
 		return p, errorf("bm25 params: K1 = %v, want a finite value >= 0", p.K1)
 	}
@@ -162,6 +181,16 @@ func (h *docHeap) Pop() any {
 	return v
 }
 
+// statsCut is the number of documents the statistics of a search at
+// cutoff cover: the admitted ones (cutoff), or all of them with
+// StatsCorpus.
+func (x *bm25Index) statsCut(cutoff int) int {
+	if x.p.Stats == StatsCorpus {
+		return len(x.docLen)
+	}
+	return cutoff
+}
+
 // search scores the documents < cutoff against the query tokens and returns
 // the k best with a positive score, by score descending then corpus order.
 // Each occurrence of a query token contributes, as in rank_bm25's
@@ -170,12 +199,15 @@ func (h *docHeap) Pop() any {
 //	score(d) = Σ_{t in query} idf(n_t, N) · tf(t,d)·(K1+1) / (tf(t,d) + K1·(1 - B + B·|d|/avgdl))
 //
 // with N = cutoff, avgdl the mean length of the admitted documents and n_t
-// the number of admitted documents containing t.
+// the number of admitted documents containing t. With StatsCorpus, N, avgdl
+// and n_t are those of every document instead (later ones included), while
+// only the admitted documents are scored.
 func (x *bm25Index) search(ctx context.Context, query []string, cutoff, k int) ([]scoredDoc, error) {
 	if cutoff == 0 || k <= 0 {
 		return nil, nil
 	}
-	avgdl := float64(x.lenSum[cutoff]) / float64(cutoff)
+	scut := x.statsCut(cutoff)
+	avgdl := float64(x.lenSum[scut]) / float64(scut)
 	scores, _ := x.scratch.Get().([]float64)
 	if len(scores) != len(x.docLen) {
 		scores = make([]float64, len(x.docLen))
@@ -194,7 +226,11 @@ func (x *bm25Index) search(ctx context.Context, query []string, cutoff, k int) (
 		if n == 0 {
 			continue
 		}
-		idf := IDF(n, cutoff)
+		df := n
+		if scut != cutoff {
+			df = sort.Search(len(pl), func(i int) bool { return int(pl[i].doc) >= scut })
+		}
+		idf := IDF(df, scut)
 		for _, po := range pl[:n] {
 			if steps++; steps&1023 == 0 {
 				if err := ctx.Err(); err != nil {

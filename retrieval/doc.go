@@ -53,6 +53,25 @@
 // only, which gives exactly the scores of an index built on the admitted
 // traces alone. The vector store keeps vectors in time order the same way.
 //
+// # Strict statistics
+//
+// Admission keeps later traces out of the results; strict statistics keep
+// them out of the scores. In strict mode (StatsAdmitted, the default) every
+// corpus statistic a question's scores use comes from its admitted traces
+// only, so adding a trace dated after the question changes nothing about
+// it: BM25's N, average length and document frequencies (the prefix above),
+// and the offline embedders' idf and LSA basis, which FlatUnits and
+// NaiveRAG fit per admitted set (once per distinct set, in asked-at order;
+// such a FlatUnits is not Concurrent, so a runner asks it one question at a
+// time). Memory systems fit an AdmittedEmbedder per corpus on the traces
+// they have ingested and refit it at each ingest batch (CorpusEmbedders).
+// StatsCorpus, the leaky mode, fits on every trace of the corpus; it is
+// kept to measure the leak. Names carry the mode where it matters
+// ("stats=admitted" or "stats=corpus"; see each Name), so strict and leaky
+// runs have different ids. A question with no asked-at time admits every
+// trace: both modes agree on it. RefitStats reports what strict mode's
+// refits cost.
+//
 // # Metrics
 //
 // ScoreRetrieval computes, for one question, Recall-Flat and the four

@@ -20,7 +20,10 @@ const (
 //
 // Temporal admission is applied before ranking: a question asked at t is
 // scored exactly as by an index built on datasets.Admit(corpus traces, t)
-// (see the package doc). Ties are broken by corpus order. Only units that
+// (see the package doc), unless BM25Params.Stats is StatsCorpus: then N,
+// avgdl and document frequencies are those of every trace of the corpus
+// (the leaky mode, to measure the leak), and only the scored traces are
+// the admitted ones. Ties are broken by corpus order. Only units that
 // share at least one token with the question are returned, so a result can
 // be shorter than k.
 //
@@ -59,8 +62,9 @@ func NewFlat(d *datasets.Dataset, p BM25Params) (*Flat, error) {
 }
 
 // Name returns "flat-bm25", with the BM25 constants when they are not
-// the defaults ("flat-bm25(k1=1.2,b=0.5)"), so that runs of different
-// constants are different runs.
+// the defaults ("flat-bm25(k1=1.2,b=0.5)") and "stats=corpus" for leaky
+// statistics ("flat-bm25(stats=corpus)"), so that runs of different
+// constants or scopes are different runs.
 func (f *Flat) Name() string {
 	if l := f.params.label(); l != "" {
 		return NameFlat + "(" + l + ")"

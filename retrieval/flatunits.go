@@ -36,11 +36,18 @@ type FlatConfig struct {
 	Scorer string
 	// Embedder embeds units and queries for dense and hybrid scoring. When
 	// nil, Offline names an offline embedder fitted on each corpus's unit
-	// texts (all of them, future ones included: only their statistics are
-	// used, never their content as hits).
+	// texts: on the units admitted at each question's time (Stats
+	// StatsAdmitted, the default), or on all of them, future ones included
+	// (StatsCorpus: only their statistics are used, never their content as
+	// hits). A given Embedder is used as it is: an offline embedder fitted
+	// beforehand carries whatever statistics it was fitted on.
 	Embedder llm.Embedder
 	// Offline is OfflineHashed or OfflineLSA, used when Embedder is nil.
 	Offline string
+	// Stats is the scope of every corpus statistic: BM25's and the offline
+	// embedder's: StatsAdmitted ("" = the default) or StatsCorpus. BM25.Stats
+	// may say the same ("" follows Stats).
+	Stats string
 	// Extractor makes the expansions (an llm.Extractor model, or
 	// offline.NewExtractive); needed only when Units has expansions.
 	Extractor llm.Extractor
@@ -75,9 +82,11 @@ type FlatConfig struct {
 // still gives the trace order, and a reader can pick the evidence kind.
 //
 // Temporal admission comes before scoring: units of traces dated after
-// q.AskedAt are not scored, and BM25 statistics cover the admitted units
-// only. With BM25 only traces with a positive score are returned; with
-// dense scoring every admitted trace can be. Ties go to the earlier trace.
+// q.AskedAt are not scored, and in strict mode (Stats StatsAdmitted, the
+// default) BM25 statistics and an offline embedder cover the admitted
+// units only (see the package doc). With BM25 only traces with a positive
+// score are returned; with dense scoring every admitted trace can be. Ties
+// go to the earlier trace.
 //
 // A FlatUnits is safe for concurrent use.
 type FlatUnits struct {
@@ -93,7 +102,8 @@ type flatCorpus struct {
 	units    []Unit // time order
 	oneToOne bool   // one unit per trace: unit scores are trace scores
 	bm25     *bm25Index
-	dense    *DenseIndex
+	dense    *DenseIndex       // a given embedder, or an offline one fitted on every unit
+	strict   *strictDense      // an offline embedder fitted on the admitted units
 	exp      map[string][]Unit // trace id -> expansion units
 }
 
@@ -112,6 +122,13 @@ func NewFlatUnitsContext(ctx context.Context, d *datasets.Dataset, cfg FlatConfi
 	if d == nil {
 		return nil, errorf("new flat: nil dataset")
 	}
+	if a, ok := cfg.Embedder.(*AdmittedEmbedder); ok {
+		// the strict offline embedder, named as such
+		if cfg.Stats == StatsCorpus || cfg.BM25.Stats == StatsCorpus {
+			return nil, errorf("new flat: embedder %s fits on admitted units, but Stats is %q", a.Name(), StatsCorpus)
+		}
+		cfg.Embedder, cfg.Offline = nil, a.kind
+	}
 	f := &FlatUnits{cfg: cfg, corpora: map[string]*flatCorpus{}}
 	var err error
 	if f.cfg.Units, err = cfg.Units.Resolve(); err != nil {
@@ -120,7 +137,20 @@ func NewFlatUnitsContext(ctx context.Context, d *datasets.Dataset, cfg FlatConfi
 	if f.cfg.Scorer == "" {
 		f.cfg.Scorer = ScorerBM25
 	}
-	if f.cfg.BM25, err = cfg.BM25.resolve(); err != nil {
+	if f.cfg.Stats, err = resolveStats(cfg.Stats); err != nil {
+		return nil, errorf("new flat: %w", err)
+	}
+	if cfg.BM25.Stats != "" && cfg.Stats != "" && cfg.BM25.Stats != cfg.Stats {
+		return nil, errorf("new flat: Stats = %q but BM25.Stats = %q: FlatConfig.Stats covers BM25 and the offline embedder, set one of them", cfg.Stats, cfg.BM25.Stats)
+	}
+	if cfg.Stats == "" && cfg.BM25.Stats != "" {
+		if f.cfg.Stats, err = resolveStats(cfg.BM25.Stats); err != nil {
+			return nil, errorf("new flat: %w", err)
+		}
+	}
+	bp := cfg.BM25
+	bp.Stats = f.cfg.Stats
+	if f.cfg.BM25, err = bp.resolve(); err != nil {
 		return nil, errorf("new flat: %w", err)
 	}
 	if f.cfg.RetrieveK == 0 {
@@ -204,6 +234,11 @@ func (f *FlatUnits) buildCorpus(ctx context.Context, c *datasets.Corpus, dense b
 			docs[i] = datasets.Trace{ID: u.ID, Time: u.Time, Text: u.Text}
 		}
 		fc.bm25 = newBM25Index(docs, f.cfg.BM25)
+	}
+	if dense && f.cfg.Embedder == nil && f.cfg.Stats == StatsAdmitted {
+		// fitted lazily, per admitted set (see strictDense)
+		fc.strict = &strictDense{kind: f.cfg.Offline, units: units, cache: map[int]*denseEntry{}}
+		return fc, nil
 	}
 	if dense {
 		emb := f.cfg.Embedder
@@ -307,8 +342,20 @@ func (f *FlatUnits) makeName() string {
 		b.WriteString("hybrid:bm25|dense:" + emb + "," + f.cfg.Fusion.Label())
 	}
 	b.WriteString(f.cfg.Units.Label())
-	if l := f.cfg.BM25.label(); l != "" && f.cfg.Scorer != ScorerDense {
+	bp := f.cfg.BM25
+	bp.Stats = StatsAdmitted // the scope is named once, below
+	if l := bp.label(); l != "" && f.cfg.Scorer != ScorerDense {
 		b.WriteString("," + l)
+	}
+	// The scope of the statistics, where there are any: BM25, or an offline
+	// embedder fitted here. An offline embedder's scope is always named, as
+	// names without it meant whole-corpus statistics before strict mode.
+	offlineFit := f.cfg.Scorer != ScorerBM25 && f.cfg.Embedder == nil
+	switch {
+	case offlineFit:
+		b.WriteString(",stats=" + f.cfg.Stats)
+	case f.cfg.Stats == StatsCorpus && f.cfg.Scorer != ScorerDense:
+		b.WriteString(",stats=" + StatsCorpus)
 	}
 	if f.cfg.Extractor != nil && len(f.cfg.Units.Expansions) > 0 {
 		b.WriteString(",ex=" + f.cfg.Extractor.Name())
@@ -321,8 +368,39 @@ func (f *FlatUnits) makeName() string {
 }
 
 // Name encodes the scorer, embedder, expansions, join mode, use-raw,
-// non-default BM25 constants, extractor and a non-default RetrieveK, e.g. "flat(bm25+facts,join=merge,raw,ex=...)".
+// non-default BM25 constants, the statistics' scope (always with an
+// offline embedder, "stats=admitted" or "stats=corpus"; for BM25 alone
+// only when leaky), extractor and a non-default RetrieveK, e.g.
+// "flat(bm25+facts,join=merge,raw,ex=...)",
+// "flat(dense:lsa,stats=admitted)".
 func (f *FlatUnits) Name() string { return f.name }
+
+// Concurrent reports whether Retrieve may run on several goroutines at
+// once in any order (see Concurrent). It is false with a strict offline
+// embedder: its index is fitted per admitted set, so a runner asking
+// questions one at a time in asked-at order fits each set once, where
+// concurrent questions of different times would fit several at once.
+// Retrieve is safe for concurrent use either way.
+func (f *FlatUnits) Concurrent() bool {
+	for _, c := range f.corpora {
+		if c.strict != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// Refits returns the cost of strict mode's per-admitted-set fits (zero
+// without a strict offline embedder).
+func (f *FlatUnits) Refits() RefitStats {
+	var r RefitStats
+	for _, c := range f.corpora {
+		if c.strict != nil {
+			r = r.Add(c.strict.refits())
+		}
+	}
+	return r
+}
 
 // Config returns the configuration in use, defaults resolved.
 func (f *FlatUnits) Config() FlatConfig { return f.cfg }
@@ -338,6 +416,9 @@ func (f *FlatUnits) Meter() Meter {
 	for _, c := range f.corpora {
 		if c.dense != nil {
 			m = m.Add(c.dense.Meter())
+		}
+		if c.strict != nil {
+			m = m.Add(c.strict.meter())
 		}
 	}
 	return m
@@ -399,7 +480,7 @@ func (f *FlatUnits) rank(ctx context.Context, c *flatCorpus, q datasets.Question
 			return nil, err
 		}
 	}
-	if c.dense != nil {
+	if c.dense != nil || c.strict != nil {
 		depth := k
 		if f.cfg.Scorer == ScorerHybrid {
 			depth = len(c.units)
@@ -472,12 +553,21 @@ func (f *FlatUnits) rankBM25(ctx context.Context, c *flatCorpus, q datasets.Ques
 
 func (f *FlatUnits) rankDense(ctx context.Context, c *flatCorpus, q datasets.Question, k int) ([]TraceScore, error) {
 	x := c.dense
-	if x.Len() == 0 {
+	if c.strict != nil {
+		var err error
+		if x, err = c.strict.index(ctx, q.AskedAt); err != nil {
+			return nil, err
+		}
+	}
+	if x == nil || x.Len() == 0 {
 		return nil, nil
 	}
 	qv, err := x.embedQuery(ctx, q.Text)
 	if err != nil {
 		return nil, err
+	}
+	if c.strict != nil && qv != nil {
+		c.strict.query.Add(1)
 	}
 	if c.oneToOne {
 		vh, err := x.searchVec(qv, q.AskedAt, k)
@@ -493,6 +583,9 @@ func (f *FlatUnits) rankDense(ctx context.Context, c *flatCorpus, q datasets.Que
 	scores, err := x.scores(qv, q.AskedAt)
 	if err != nil {
 		return nil, err
+	}
+	for len(scores) < len(c.units) { // a strict index holds the admitted prefix only
+		scores = append(scores, math.NaN())
 	}
 	agg, err := AggregateScores(c.units, scores, f.cfg.Units.UseRaw)
 	if err != nil {

@@ -85,14 +85,16 @@ func TestSystemsTemporalOnSample(t *testing.T) {
 		name string
 	}{
 		{mk(FlatConfig{}), "flat(bm25)"},
-		{mk(FlatConfig{Scorer: ScorerDense, Offline: OfflineHashed}), "flat(dense:hashed)"},
+		{mk(FlatConfig{Scorer: ScorerDense, Offline: OfflineHashed}), "flat(dense:hashed,stats=admitted)"},
+		{mk(FlatConfig{Scorer: ScorerDense, Offline: OfflineHashed, Stats: StatsCorpus}), "flat(dense:hashed,stats=corpus)"},
+		{mk(FlatConfig{Stats: StatsCorpus}), "flat(bm25,stats=corpus)"},
 		{mk(FlatConfig{Scorer: ScorerDense, Offline: OfflineLSA, Units: UnitOptions{Expansions: []string{llm.ExtractSummary}, Join: JoinMerge}, Extractor: ex}),
-			"flat(dense:lsa+summ,join=merge,ex=" + ex.Name() + ")"},
+			"flat(dense:lsa+summ,join=merge,stats=admitted,ex=" + ex.Name() + ")"},
 		{mk(FlatConfig{Scorer: ScorerHybrid, Offline: OfflineHashed, Units: facts, Extractor: ex, ExpansionHits: true, RetrieveK: 20}),
-			"flat(hybrid:bm25|dense:hashed,rrf=60+facts+keywords,join=separate,raw,ex=" + ex.Name() + ",k=20)"},
+			"flat(hybrid:bm25|dense:hashed,rrf=60+facts+keywords,join=separate,raw,stats=admitted,ex=" + ex.Name() + ",k=20)"},
 		{mk(FlatConfig{Units: UnitOptions{Expansions: []string{llm.ExtractFacts}, Join: JoinMergeRaw}, Extractor: ex}),
 			"flat(bm25+facts,join=merge_raw,raw,ex=" + ex.Name() + ")"},
-		{naive, "naive-rag(dense:hashed,chunk=trace,k=50)"},
+		{naive, "naive-rag(dense:hashed,chunk=trace,k=50,stats=admitted)"},
 		{recent, "base-recent(tokens=400)"},
 		{BaseNoMemory{}, "base-no-memory"},
 	} {

@@ -21,9 +21,12 @@ const DefaultNaiveK = 50
 // NaiveConfig configures NewNaiveRAG.
 type NaiveConfig struct {
 	// Embedder embeds chunks and queries; when nil, Offline (OfflineHashed
-	// or OfflineLSA) names an offline embedder fitted on each corpus.
+	// or OfflineLSA) names an offline embedder fitted on each corpus: on the
+	// chunks admitted at each question's time (Stats StatsAdmitted, the
+	// default) or on all of them (StatsCorpus, leaky; see FlatConfig).
 	Embedder llm.Embedder
 	Offline  string
+	Stats    string
 	// K is the most chunks returned (0 = DefaultNaiveK = 50).
 	K int
 	// IndexDir caches the chunk vectors (see NewDenseIndex).
@@ -52,19 +55,25 @@ func NewNaiveRAG(ctx context.Context, d *datasets.Dataset, cfg NaiveConfig) (*Na
 		cfg.K = DefaultNaiveK
 	}
 	f, err := NewFlatUnitsContext(ctx, d, FlatConfig{Scorer: ScorerDense, Embedder: cfg.Embedder, Offline: cfg.Offline,
-		RetrieveK: cfg.K, IndexDir: cfg.IndexDir})
+		Stats: cfg.Stats, RetrieveK: cfg.K, IndexDir: cfg.IndexDir})
 	if err != nil {
 		return nil, errorf("new naive-rag: %w", err)
 	}
-	emb := cfg.Offline
-	if cfg.Embedder != nil {
-		emb = cfg.Embedder.Name()
+	fc := f.Config()
+	emb, stats := fc.Offline, ",stats="+fc.Stats
+	if fc.Embedder != nil {
+		emb, stats = fc.Embedder.Name(), ""
 	}
-	return &NaiveRAG{flat: f, name: fmt.Sprintf("naive-rag(dense:%s,chunk=trace,k=%d)", emb, cfg.K)}, nil
+	return &NaiveRAG{flat: f, name: fmt.Sprintf("naive-rag(dense:%s,chunk=trace,k=%d%s)", emb, cfg.K, stats)}, nil
 }
 
-// Name is "naive-rag(dense:EMBEDDER,chunk=trace,k=K)".
+// Name is "naive-rag(dense:EMBEDDER,chunk=trace,k=K)", with the
+// statistics' scope of an offline embedder (",stats=admitted" or
+// ",stats=corpus") before the closing parenthesis.
 func (n *NaiveRAG) Name() string { return n.name }
+
+// Refits returns the cost of strict mode's per-admitted-set fits.
+func (n *NaiveRAG) Refits() RefitStats { return n.flat.Refits() }
 
 // Meter returns the embedded chunks and queries.
 func (n *NaiveRAG) Meter() Meter { return n.flat.Meter() }
