@@ -100,6 +100,18 @@ func (s *Incremental) Name() string { return s.mem.Name() }
 // Meter returns the memory's meter.
 func (s *Incremental) Meter() Meter { return s.mem.Meter() }
 
+// Memory returns the memory it feeds.
+func (s *Incremental) Memory() Memory { return s.mem }
+
+// Refits returns the memory's refit statistics when it has them (see
+// Refitter), else zero.
+func (s *Incremental) Refits() RefitStats {
+	if r, ok := s.mem.(Refitter); ok {
+		return r.Refits()
+	}
+	return RefitStats{}
+}
+
 // Retrieve ingests what q's corpus holds up to q.AskedAt, then searches.
 func (s *Incremental) Retrieve(ctx context.Context, q datasets.Question, k int) ([]Hit, error) {
 	if k < 0 {

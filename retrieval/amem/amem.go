@@ -157,6 +157,7 @@ func (n *note) rebuildText() string {
 }
 
 type corpus struct {
+	emb    llm.Embedder // the corpus's embedder (see retrieval.CorpusEmbedders)
 	notes  []*note
 	evoCnt int
 	calls  []Call
@@ -167,6 +168,8 @@ type corpus struct {
 type Memory struct {
 	chat  retrieval.Chatter
 	emb   llm.Embedder
+	embs  *retrieval.CorpusEmbedders
+	cur   llm.Embedder // the embedder of the corpus being ingested
 	cfg   Config
 	mu    sync.Mutex
 	data  map[string]*corpus
@@ -208,7 +211,41 @@ func New(chat retrieval.Chatter, emb llm.Embedder, cfg Config) (*Memory, error) 
 	case cfg.MaxTokens < 0:
 		return nil, fmt.Errorf("amem: new: Config.MaxTokens = %d, want >= 0", cfg.MaxTokens)
 	}
-	return &Memory{chat: chat, emb: emb, cfg: cfg, data: map[string]*corpus{}}, nil
+	return &Memory{chat: chat, emb: emb, embs: retrieval.NewCorpusEmbedders(emb), cfg: cfg, data: map[string]*corpus{}}, nil
+}
+
+// Refits returns the cost of refitting a strict embedder
+// (retrieval.AdmittedEmbedder) at each ingest batch.
+func (m *Memory) Refits() retrieval.RefitStats { return m.embs.Refits() }
+
+// admit fits the corpus's embedder on the traces ingested so far, batch
+// included, and re-embeds every note's index text when it changed.
+func (m *Memory) admit(ctx context.Context, corpusID string, c *corpus, traces []datasets.Trace) error {
+	emb, refit, err := m.embs.Admit(ctx, corpusID, traces)
+	if err != nil {
+		return err
+	}
+	c.emb = emb
+	if !refit || len(c.notes) == 0 {
+		return nil
+	}
+	t0 := time.Now()
+	docs := make([]string, len(c.notes))
+	for i, n := range c.notes {
+		docs[i] = n.doc
+	}
+	vs, err := emb.Embed(ctx, docs)
+	if err != nil {
+		return fmt.Errorf("re-embed %d notes with the refitted %s: %w", len(docs), emb.Name(), err)
+	}
+	if len(vs) != len(docs) {
+		return fmt.Errorf("embedder %s returned %d vectors for %d texts", emb.Name(), len(vs), len(docs))
+	}
+	for i, n := range c.notes {
+		n.vec = vs[i]
+	}
+	m.embs.Reembedded(len(docs), time.Since(t0))
+	return nil
 }
 
 // Name is "a-mem(...)" with every setting and the embedder's name.
@@ -291,6 +328,10 @@ func (m *Memory) Ingest(ctx context.Context, corpusID string, traces []datasets.
 		c = &corpus{}
 		m.data[corpusID] = c
 	}
+	if err := m.admit(ctx, corpusID, c, traces); err != nil {
+		return fmt.Errorf("amem: ingest %s: %w", corpusID, err)
+	}
+	m.cur = c.emb
 	for _, t := range traces {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("amem: ingest %s trace %q: %w", corpusID, t.ID, err)
@@ -499,7 +540,7 @@ func (m *Memory) call(ctx context.Context, req llm.ChatRequest, query bool) (rep
 
 // embed embeds ingest texts and meters them.
 func (m *Memory) embed(ctx context.Context, texts []string) ([][]float32, error) {
-	return retrieval.EmbedMetered(ctx, m.emb, texts, &m.meter, false)
+	return retrieval.EmbedMetered(ctx, m.cur, texts, &m.meter, false)
 }
 
 // Search returns at most k hits for q (see the package doc). k = 0 gives no
@@ -543,12 +584,12 @@ func (m *Memory) Search(ctx context.Context, q datasets.Question, k int) ([]retr
 			m.stats.FailedQueries = append(m.stats.FailedQueries, q.ID)
 		}
 	}
-	vs, err := m.emb.Embed(ctx, []string{query})
+	vs, err := c.emb.Embed(ctx, []string{query})
 	if err != nil {
 		return nil, fmt.Errorf("amem: search %q: embed query: %w", q.ID, err)
 	}
 	if len(vs) != 1 {
-		return nil, fmt.Errorf("amem: search %q: embedder %s returned %d vectors for 1 text", q.ID, m.emb.Name(), len(vs))
+		return nil, fmt.Errorf("amem: search %q: embedder %s returned %d vectors for 1 text", q.ID, c.emb.Name(), len(vs))
 	}
 	m.meter.QueryEmbeds++
 	ranked := rank(c.notes, vs[0], q.AskedAt)

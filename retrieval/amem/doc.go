@@ -81,4 +81,16 @@
 // admitted, and then it is already a hit. With Config.ChunkHits each note
 // hit is followed by a retrieval.KindChunk hit for its trace (notes are
 // one per trace), sharing the k slots.
+//
+// # Strict statistics
+//
+// The memory fits no corpus statistic of its own: its scores are cosines
+// of the embedder's vectors. An offline embedder fitted beforehand on
+// every trace (as offline.FitHashedTFIDF(d.TraceTexts()) is) lets later
+// traces shape earlier questions' scores. With a
+// retrieval.AdmittedEmbedder (strict mode) the embedder of each corpus is
+// fitted on the traces ingested so far and fitted again at each Ingest
+// batch, before the batch is processed, and every note held is re-embedded
+// with it; the re-embeddings count in Refits, not in the Meter. A model
+// embedder has no corpus statistics.
 package amem

@@ -70,6 +70,18 @@
 // similar records found) and the embeddings of facts and records depend on
 // the extraction's answer; they are left out.
 //
+// # Strict statistics
+//
+// The memory fits no corpus statistic of its own: its scores are cosines
+// of the embedder's vectors. An offline embedder fitted beforehand on
+// every trace (as offline.FitHashedTFIDF(d.TraceTexts()) is) lets later
+// traces shape earlier questions' scores. With a
+// retrieval.AdmittedEmbedder (strict mode) the embedder of each corpus is
+// fitted on the traces ingested so far and fitted again at each Ingest
+// batch, before the batch is processed, and every record held is re-embedded
+// with it; the re-embeddings count in Refits, not in the Meter. A model
+// embedder has no corpus statistics.
+//
 // Mem0's optional graph memory and the newer "v3" pipeline are not
 // ported.
 package mem0

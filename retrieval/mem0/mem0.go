@@ -115,7 +115,8 @@ type record struct {
 }
 
 type corpus struct {
-	recs    []*record // live records, creation order
+	emb     llm.Embedder // the corpus's embedder (see retrieval.CorpusEmbedders)
+	recs    []*record    // live records, creation order
 	traces  map[string]datasets.Trace
 	next    int
 	history []Event
@@ -127,6 +128,8 @@ type corpus struct {
 type Memory struct {
 	chat  retrieval.Chatter
 	emb   llm.Embedder
+	embs  *retrieval.CorpusEmbedders
+	cur   llm.Embedder // the embedder of the corpus being ingested
 	cfg   Config
 	now   func() time.Time
 	mu    sync.Mutex
@@ -166,7 +169,41 @@ func New(chat retrieval.Chatter, emb llm.Embedder, cfg Config) (*Memory, error) 
 	case math.IsNaN(cfg.Threshold):
 		return nil, fmt.Errorf("mem0: new: Config.Threshold is NaN")
 	}
-	return &Memory{chat: chat, emb: emb, cfg: cfg, now: time.Now, data: map[string]*corpus{}}, nil
+	return &Memory{chat: chat, emb: emb, embs: retrieval.NewCorpusEmbedders(emb), cfg: cfg, now: time.Now, data: map[string]*corpus{}}, nil
+}
+
+// Refits returns the cost of refitting a strict embedder
+// (retrieval.AdmittedEmbedder) at each ingest batch.
+func (m *Memory) Refits() retrieval.RefitStats { return m.embs.Refits() }
+
+// admit fits the corpus's embedder on the traces ingested so far, batch
+// included, and re-embeds every live record when it changed.
+func (m *Memory) admit(ctx context.Context, corpusID string, c *corpus, traces []datasets.Trace) error {
+	emb, refit, err := m.embs.Admit(ctx, corpusID, traces)
+	if err != nil {
+		return err
+	}
+	c.emb = emb
+	if !refit || len(c.recs) == 0 {
+		return nil
+	}
+	t0 := time.Now()
+	texts := make([]string, len(c.recs))
+	for i, r := range c.recs {
+		texts[i] = r.text
+	}
+	vs, err := emb.Embed(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("re-embed %d records with the refitted %s: %w", len(texts), emb.Name(), err)
+	}
+	if len(vs) != len(texts) {
+		return fmt.Errorf("embedder %s returned %d vectors for %d texts", emb.Name(), len(vs), len(texts))
+	}
+	for i, r := range c.recs {
+		r.vec = vs[i]
+	}
+	m.embs.Reembedded(len(texts), time.Since(t0))
+	return nil
 }
 
 // Name is "mem0(...)" with every setting and the embedder's name.
@@ -251,6 +288,10 @@ func (m *Memory) Ingest(ctx context.Context, corpusID string, traces []datasets.
 		c = &corpus{traces: map[string]datasets.Trace{}}
 		m.data[corpusID] = c
 	}
+	if err := m.admit(ctx, corpusID, c, traces); err != nil {
+		return fmt.Errorf("mem0: ingest %s: %w", corpusID, err)
+	}
+	m.cur = c.emb
 	for _, t := range traces {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("mem0: ingest %s trace %q: %w", corpusID, t.ID, err)
@@ -467,7 +508,7 @@ func (m *Memory) call(ctx context.Context, req llm.ChatRequest) (reply string, b
 
 // embed embeds ingest texts and meters them.
 func (m *Memory) embed(ctx context.Context, texts []string) ([][]float32, error) {
-	return retrieval.EmbedMetered(ctx, m.emb, texts, &m.meter, false)
+	return retrieval.EmbedMetered(ctx, m.cur, texts, &m.meter, false)
 }
 
 // Search returns the k best records admitted at q.AskedAt (see the package
@@ -486,12 +527,12 @@ func (m *Memory) Search(ctx context.Context, q datasets.Question, k int) ([]retr
 	if k == 0 || c == nil || len(c.recs) == 0 {
 		return nil, nil
 	}
-	vs, err := m.emb.Embed(ctx, []string{q.Text})
+	vs, err := c.emb.Embed(ctx, []string{q.Text})
 	if err != nil {
 		return nil, fmt.Errorf("mem0: search %q: embed question: %w", q.ID, err)
 	}
 	if len(vs) != 1 {
-		return nil, fmt.Errorf("mem0: search %q: embedder %s returned %d vectors for 1 text", q.ID, m.emb.Name(), len(vs))
+		return nil, fmt.Errorf("mem0: search %q: embedder %s returned %d vectors for 1 text", q.ID, c.emb.Name(), len(vs))
 	}
 	m.meter.QueryEmbeds++
 	ranked := rank(c.recs, vs[0], q.AskedAt)

@@ -50,6 +50,18 @@
 // question's embedding only (the rephrased question and paraphrases are
 // left out). Both fine-mode plans are lower bounds, not Exact.
 //
+// # Strict statistics
+//
+// The memory fits no corpus statistic of its own: its scores are cosines
+// of the embedder's vectors. An offline embedder fitted beforehand on
+// every trace (as offline.FitHashedTFIDF(d.TraceTexts()) is) lets later
+// traces shape earlier questions' scores. With a
+// retrieval.AdmittedEmbedder (strict mode) the embedder of each corpus is
+// fitted on the traces ingested so far and fitted again at each Ingest
+// batch, before the batch is processed, and every memory node held is re-embedded
+// with it; the re-embeddings count in Refits, not in the Meter. A model
+// embedder has no corpus statistics.
+//
 // The Meter counts model calls and tokens (ingest: one per window in fine
 // mode; query: one per question in fine mode) and embedded texts. Every
 // knob is in Config and in Name.

@@ -129,6 +129,7 @@ type Memory struct {
 	cfg   Config
 	chat  retrieval.Chatter
 	emb   llm.Embedder
+	embs  *retrieval.CorpusEmbedders
 	mu    sync.Mutex
 	store map[string]*store
 	meter retrieval.Meter
@@ -138,6 +139,7 @@ type Memory struct {
 type store struct {
 	seq                  int
 	working, long, users []*Item
+	emb                  llm.Embedder // the corpus's embedder (see retrieval.CorpusEmbedders)
 }
 
 // New returns a MemOS memory. emb embeds the memories and queries (a model
@@ -154,7 +156,54 @@ func New(cfg Config, chat retrieval.Chatter, emb llm.Embedder) (*Memory, error) 
 	if c.Mode == ModeFine && chat == nil {
 		return nil, fmt.Errorf("memos: new: fine mode needs a chat model for extraction and goal parsing: %w", retrieval.ErrNeedsModel)
 	}
-	return &Memory{cfg: c, chat: chat, emb: emb, store: map[string]*store{}}, nil
+	return &Memory{cfg: c, chat: chat, emb: emb, embs: retrieval.NewCorpusEmbedders(emb), store: map[string]*store{}}, nil
+}
+
+// Refits returns the cost of refitting a strict embedder
+// (retrieval.AdmittedEmbedder) at each ingest batch.
+func (m *Memory) Refits() retrieval.RefitStats { return m.embs.Refits() }
+
+// admit fits the corpus's embedder on the traces ingested so far, batch
+// included, and re-embeds every memory held when it changed.
+func (m *Memory) admit(ctx context.Context, corpusID string, st *store, traces []datasets.Trace) error {
+	emb, refit, err := m.embs.Admit(ctx, corpusID, traces)
+	if err != nil {
+		return err
+	}
+	st.emb = emb
+	if !refit {
+		return nil
+	}
+	t0 := time.Now()
+	seen := map[*Item]bool{}
+	var items []*Item
+	for _, scope := range [][]*Item{st.working, st.long, st.users} {
+		for _, it := range scope {
+			if !seen[it] {
+				seen[it] = true
+				items = append(items, it)
+			}
+		}
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	texts := make([]string, len(items))
+	for i, it := range items {
+		texts[i] = it.Memory
+	}
+	vecs, err := emb.Embed(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("re-embed %d memories with the refitted %s: %w", len(texts), emb.Name(), err)
+	}
+	if len(vecs) != len(texts) {
+		return fmt.Errorf("embedder %s returned %d vectors for %d texts", emb.Name(), len(vecs), len(texts))
+	}
+	for i, it := range items {
+		it.vec = vecs[i]
+	}
+	m.embs.Reembedded(len(texts), time.Since(t0))
+	return nil
 }
 
 // Config returns the resolved configuration.
@@ -281,6 +330,9 @@ func (m *Memory) Ingest(ctx context.Context, corpusID string, traces []datasets.
 		st = &store{}
 		m.store[corpusID] = st
 	}
+	if err := m.admit(ctx, corpusID, st, traces); err != nil {
+		return fmt.Errorf("memos: ingest %s: %w", corpusID, err)
+	}
 	var items []*Item
 	for _, w := range m.windows(traces) {
 		if err := ctx.Err(); err != nil {
@@ -307,12 +359,12 @@ func (m *Memory) Ingest(ctx context.Context, corpusID string, traces []datasets.
 	for i, it := range items {
 		texts[i] = it.Memory
 	}
-	vecs, err := m.emb.Embed(ctx, texts)
+	vecs, err := st.emb.Embed(ctx, texts)
 	if err != nil {
 		return fmt.Errorf("memos: ingest %s: embed %d memories: %w", corpusID, len(texts), err)
 	}
 	if len(vecs) != len(texts) {
-		return fmt.Errorf("memos: ingest %s: embedder %s returned %d vectors for %d texts", corpusID, m.emb.Name(), len(vecs), len(texts))
+		return fmt.Errorf("memos: ingest %s: embedder %s returned %d vectors for %d texts", corpusID, st.emb.Name(), len(vecs), len(texts))
 	}
 	m.meter.IngestEmbeds += len(texts)
 	for i, it := range items {

@@ -97,7 +97,7 @@ func (m *Memory) Search(ctx context.Context, q datasets.Question, k int) ([]retr
 	if len(working)+len(long)+len(users) == 0 {
 		return nil, nil
 	}
-	qv, err := m.embed(ctx, []string{q.Text})
+	qv, err := m.embed(ctx, st, []string{q.Text})
 	if err != nil {
 		return nil, fmt.Errorf("memos: search %q: %w", q.ID, err)
 	}
@@ -125,7 +125,7 @@ func (m *Memory) Search(ctx context.Context, q datasets.Question, k int) ([]retr
 					texts = append(texts, s)
 				}
 			}
-			if vecs, err = m.embed(ctx, texts); err != nil {
+			if vecs, err = m.embed(ctx, st, texts); err != nil {
 				return nil, fmt.Errorf("memos: search %q: %w", q.ID, err)
 			}
 		}
@@ -212,13 +212,13 @@ func (m *Memory) rank(items []*Item, vecs [][]float32, n int) []cand {
 	return best(cs, n)
 }
 
-func (m *Memory) embed(ctx context.Context, texts []string) ([][]float32, error) {
-	v, err := m.emb.Embed(ctx, texts)
+func (m *Memory) embed(ctx context.Context, st *store, texts []string) ([][]float32, error) {
+	v, err := st.emb.Embed(ctx, texts)
 	if err != nil {
 		return nil, fmt.Errorf("embed query: %w", err)
 	}
 	if len(v) != len(texts) {
-		return nil, fmt.Errorf("embedder %s returned %d vectors for %d texts", m.emb.Name(), len(v), len(texts))
+		return nil, fmt.Errorf("embedder %s returned %d vectors for %d texts", st.emb.Name(), len(v), len(texts))
 	}
 	m.meter.QueryEmbeds += len(texts)
 	return v, nil

@@ -1,0 +1,73 @@
+package timeline
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/retrieval"
+	"github.com/memlab/memlab/retrieval/internal/leaktest"
+)
+
+// TestFutureTraceDoesNotChangeScores (issue 20): the timeline memory's
+// statistics (BM25's N, average length and document frequencies, the
+// focus words' idf, and the ingest-time TF-IDF that assigns topics) come
+// from the traces ingested so far and admitted at the question's time, so
+// a trace dated after every question changes no question's hits or
+// scores. It has no leaky mode.
+func TestFutureTraceDoesNotChangeScores(t *testing.T) {
+	d, err := datasets.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plus := leaktest.WithFutureTrace(d)
+	build := func(d *datasets.Dataset) (retrieval.System, *Memory) {
+		m, err := New(DefaultConfig(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return retrieval.NewIncremental(d, m), m
+	}
+	a, ma := build(d)
+	b, mb := build(plus)
+	changed, n := leaktest.Compare(t, d, a, b, 10, 0, true)
+	if n < 50 {
+		t.Fatalf("%d questions compared", n)
+	}
+	t.Logf("%s: %d of %d results changed by a later trace", a.Name(), changed, n)
+	// Now the memory holds the later traces too: searching it for an
+	// earlier question must still give the same hits and scores, and
+	// Support (the abstention signal) the same report.
+	for _, c := range plus.Corpora {
+		last := c.Traces[len(c.Traces)-1]
+		if err := mb.Ingest(t.Context(), c.ID, []datasets.Trace{last}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range d.Questions {
+		ha, err := ma.Search(t.Context(), q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hb, err := mb.Search(t.Context(), q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, why := leaktest.SameHits(ha, hb); !ok {
+			t.Errorf("%s: the memory holding a later trace gives another result: %s", q.ID, why)
+		}
+	}
+	for _, q := range d.Questions {
+		sa, err := ma.Support(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sb, err := mb.Support(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sa.Supported != sb.Supported || sa.Reason != sb.Reason || strings.Join(sa.Evidence, ",") != strings.Join(sb.Evidence, ",") {
+			t.Errorf("%s: support %+v, with a later trace %+v", q.ID, sa, sb)
+		}
+	}
+}
