@@ -20,6 +20,10 @@
 // A Store is one collection (Weaviate class). CollectionName derives one per
 // dataset fingerprint and embedder, so vectors of different embedders never
 // mix; the corpora of a dataset share it and every object names its corpus.
+// By default each corpus is a tenant of the collection (Weaviate
+// multi-tenancy, TenantName), with its own index, so BM25's statistics of a
+// persona never include another's; Config.Shared keeps every corpus in one
+// index instead, as collections made before tenants did.
 // The schema: corpus, unitId, traceIds, kind and medium are text with field
 // tokenization (exact match); hasTime is a boolean; eventTime a date;
 // content the unit's text (word tokenization); terms the text cut by
@@ -60,4 +64,18 @@
 // similarity), bm25 and hybrid (Weaviate's scores; hybrid fuses with
 // relative score fusion, Weaviate's default, weight Alpha on the vector
 // side). Its meter counts embedded texts.
+//
+// # Strict statistics
+//
+// The time filter keeps later traces out of the results, not out of
+// Weaviate's BM25 statistics, which cover every object of the index. So
+// the System has two ingest modes, named in its name: IngestIncremental
+// (the default; the Memory protocol through retrieval.NewIncremental, the
+// store holding only what was admitted at the question asked, emptied for
+// a corpus at its first ingest) and IngestAll (IngestDataset, then
+// Retrieve; later traces count). Over a per-corpus store, incremental
+// ingest is strict: the question's tenant holds exactly its admitted
+// traces, so the server's BM25 statistics are theirs ("stats=admitted").
+// This is exact by construction rather than by re-ranking: no statistic is
+// recomputed locally (Weaviate's BM25 scores are its own, not memlab's).
 package weaviate

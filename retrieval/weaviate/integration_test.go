@@ -151,7 +151,7 @@ func TestSample(t *testing.T) {
 	}
 	emb := sampleEmbedder(t, d)
 	store := openTest(t, Config{})
-	dense, err := NewSystem(store, emb, SystemConfig{Mode: ModeDense})
+	dense, err := NewSystem(store, emb, SystemConfig{Mode: ModeDense, Ingest: IngestAll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,11 +210,11 @@ func TestSample(t *testing.T) {
 	}
 
 	const k = 10
-	bm25, err := NewSystem(store, nil, SystemConfig{Mode: ModeBM25})
+	bm25, err := NewSystem(store, nil, SystemConfig{Mode: ModeBM25, Ingest: IngestAll})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hybrid, err := NewSystem(store, emb, SystemConfig{Mode: ModeHybrid, Alpha: 0.5})
+	hybrid, err := NewSystem(store, emb, SystemConfig{Mode: ModeHybrid, Alpha: 0.5, Ingest: IngestAll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -467,7 +467,7 @@ func TestEdgeCases(t *testing.T) {
 				if mode == ModeBM25 {
 					e = nil
 				}
-				s, err := NewSystem(store, e, SystemConfig{Mode: mode})
+				s, err := NewSystem(store, e, SystemConfig{Mode: mode, Ingest: IngestAll})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -572,6 +572,9 @@ func TestImportErrors(t *testing.T) {
 		// what the server refuses: a date that is not RFC 3339, an unknown property
 		built[1].Properties.(map[string]interface{})[PropEventTime] = "2024-01-02"
 		built[3].Properties.(map[string]interface{})["bogus"] = "x"
+		if err := store.ensureTenants(ctx, []string{"c"}); err != nil { // Put does this
+			t.Fatal(err)
+		}
 		err := store.importObjects(ctx, built, objs)
 		var ie *ImportError
 		if !errors.As(err, &ie) {

@@ -85,10 +85,18 @@ func (s *Store) Search(ctx context.Context, q Query) ([]retrieval.Hit, error) {
 	if q.K == 0 || (q.Mode == ModeBM25 && terms == "") {
 		return nil, nil
 	}
+	if ok, err := s.hasTenant(ctx, q.Corpus); err != nil {
+		return fail(err)
+	} else if !ok {
+		return nil, nil // nothing stored for the corpus yet
+	}
 	get := s.client.GraphQL().Get().WithClassName(s.cfg.Collection).
 		WithFields(resultFields(q.Mode)...).
 		WithWhere(admissionFilter(q.Corpus, q.AskedAt)).
 		WithLimit(q.K)
+	if t := s.tenant(q.Corpus); t != "" {
+		get = get.WithTenant(t)
+	}
 	gql := s.client.GraphQL()
 	switch {
 	case q.Mode == ModeDense || (q.Mode == ModeHybrid && terms == ""):

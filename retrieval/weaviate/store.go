@@ -2,11 +2,14 @@ package weaviate
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-openapi/strfmt"
@@ -78,6 +81,14 @@ type Config struct {
 	BatchSize int
 	// Timeout bounds each REST call and each gRPC batch call (0 = 60 s).
 	Timeout time.Duration
+	// Shared keeps every corpus in one index, as collections were before
+	// per-corpus tenants: BM25's statistics (object count, average length,
+	// document frequencies) then cover every corpus of the collection, so
+	// another persona's traces shape a question's BM25 scores. By default
+	// (false) each corpus is a tenant of its own (Weaviate multi-tenancy),
+	// with its own index and statistics. For an existing collection the
+	// setting must match how it was created.
+	Shared bool
 }
 
 // Store is one Weaviate collection of memlab retrieval units. Objects carry
@@ -87,10 +98,14 @@ type Config struct {
 //
 // A Store is safe for concurrent use by several goroutines.
 type Store struct {
-	client *wv.Client
-	cfg    Config
-	dims   int
-	index  string
+	client    *wv.Client
+	cfg       Config
+	dims      int
+	index     string
+	perCorpus bool
+
+	mu      sync.Mutex
+	tenants map[string]bool // tenants known to exist
 }
 
 // Open connects to the server of cfg, checks that it is ready, and creates
@@ -136,7 +151,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		}
 		return nil, fmt.Errorf("weaviate: open %s: server %s not ready (start it with scripts/weaviate-start.sh): %w", cfg.Collection, cfg.URL, err)
 	}
-	s := &Store{client: client, cfg: cfg}
+	s := &Store{client: client, cfg: cfg, tenants: map[string]bool{}}
 	if err := s.ensureClass(ctx); err != nil {
 		return nil, err
 	}
@@ -152,17 +167,145 @@ func (s *Store) Dims() int { return s.dims }
 // Index returns the collection's vector index type (IndexFlat or IndexHNSW).
 func (s *Store) Index() string { return s.index }
 
+// PerCorpus reports whether each corpus is a tenant with its own index and
+// statistics (false: Config.Shared, one index for every corpus).
+func (s *Store) PerCorpus() bool { return s.perCorpus }
+
+// TenantName is the Weaviate tenant of a corpus in a per-corpus
+// collection: the corpus id's ASCII letters and digits (at most 40), "-",
+// and 16 hex digits of a SHA-256 of the id, so every id gets a valid,
+// distinct tenant name ([A-Za-z0-9-], at most 57 characters).
+func TenantName(corpus string) string {
+	a := alnum(corpus)
+	if len(a) > 40 {
+		a = a[:40]
+	}
+	sum := sha256.Sum256([]byte(corpus))
+	return a + "-" + hex.EncodeToString(sum[:8])
+}
+
+// tenant is the tenant of corpus, "" in a shared collection.
+func (s *Store) tenant(corpus string) string {
+	if !s.perCorpus {
+		return ""
+	}
+	return TenantName(corpus)
+}
+
+// ensureTenants creates the tenants of corpora that do not exist yet.
+func (s *Store) ensureTenants(ctx context.Context, corpora []string) error {
+	if !s.perCorpus {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var missing []models.Tenant
+	seen := map[string]bool{}
+	for _, c := range corpora {
+		n := TenantName(c)
+		if s.tenants[n] || seen[n] {
+			continue
+		}
+		seen[n] = true
+		ok, err := s.client.Schema().TenantsExists().WithClassName(s.cfg.Collection).WithTenant(n).Do(ctx)
+		if err != nil {
+			return fmt.Errorf("check tenant %s of corpus %q: %w", n, c, err)
+		}
+		if ok {
+			s.tenants[n] = true
+			continue
+		}
+		missing = append(missing, models.Tenant{Name: n})
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	if err := s.client.Schema().TenantsCreator().WithClassName(s.cfg.Collection).WithTenants(missing...).Do(ctx); err != nil {
+		return fmt.Errorf("create %d tenants: %w", len(missing), err)
+	}
+	for _, m := range missing {
+		s.tenants[m.Name] = true
+	}
+	return nil
+}
+
+// hasTenant reports whether corpus has a tenant (always true in a shared
+// collection).
+func (s *Store) hasTenant(ctx context.Context, corpus string) (bool, error) {
+	if !s.perCorpus {
+		return true, nil
+	}
+	n := TenantName(corpus)
+	s.mu.Lock()
+	known := s.tenants[n]
+	s.mu.Unlock()
+	if known {
+		return true, nil
+	}
+	ok, err := s.client.Schema().TenantsExists().WithClassName(s.cfg.Collection).WithTenant(n).Do(ctx)
+	if err != nil {
+		return false, fmt.Errorf("check tenant %s of corpus %q: %w", n, corpus, err)
+	}
+	if ok {
+		s.mu.Lock()
+		s.tenants[n] = true
+		s.mu.Unlock()
+	}
+	return ok, nil
+}
+
+// ResetCorpus deletes every object of corpus: in a per-corpus collection
+// its tenant (index and statistics included; the next Put makes a fresh
+// one), in a shared one its objects. A corpus with nothing stored is not
+// an error.
+func (s *Store) ResetCorpus(ctx context.Context, corpus string) error {
+	if corpus == "" {
+		return fmt.Errorf("weaviate: reset %s: empty corpus id", s.cfg.Collection)
+	}
+	if s.perCorpus {
+		ok, err := s.hasTenant(ctx, corpus)
+		if err != nil {
+			return fmt.Errorf("weaviate: reset %s corpus %q: %w", s.cfg.Collection, corpus, err)
+		}
+		if !ok {
+			return nil
+		}
+		n := TenantName(corpus)
+		if err := s.client.Schema().TenantsDeleter().WithClassName(s.cfg.Collection).WithTenants(n).Do(ctx); err != nil {
+			return fmt.Errorf("weaviate: reset %s corpus %q: delete tenant %s: %w", s.cfg.Collection, corpus, n, err)
+		}
+		s.mu.Lock()
+		delete(s.tenants, n)
+		s.mu.Unlock()
+		return nil
+	}
+	for {
+		resp, err := s.client.Batch().ObjectsBatchDeleter().WithClassName(s.cfg.Collection).
+			WithWhere(corpusFilter(corpus)).WithOutput("minimal").Do(ctx)
+		if err != nil {
+			return fmt.Errorf("weaviate: reset %s corpus %q: delete objects: %w", s.cfg.Collection, corpus, err)
+		}
+		if resp == nil || resp.Results == nil || resp.Results.Matches == 0 {
+			return nil
+		}
+		if resp.Results.Failed > 0 {
+			return fmt.Errorf("weaviate: reset %s corpus %q: %d of %d objects not deleted", s.cfg.Collection, corpus, resp.Results.Failed, resp.Results.Matches)
+		}
+	}
+}
+
 // classDef is the schema of a new collection.
-func classDef(name string, dims int, index string) *models.Class {
+func classDef(name string, dims int, index string, perCorpus bool) *models.Class {
 	field := func(n string, dt string) *models.Property {
 		return &models.Property{Name: n, DataType: []string{dt}, Tokenization: models.PropertyTokenizationField}
 	}
 	return &models.Class{
-		Class:             name,
-		Description:       fmt.Sprintf("%s%d", schemaMarker, dims),
-		Vectorizer:        "none",
-		VectorIndexType:   index,
-		VectorIndexConfig: map[string]interface{}{"distance": "cosine"},
+		Class:              name,
+		Description:        fmt.Sprintf("%s%d", schemaMarker, dims),
+		Vectorizer:         "none",
+		VectorIndexType:    index,
+		VectorIndexConfig:  map[string]interface{}{"distance": "cosine"},
+		MultiTenancyConfig: &models.MultiTenancyConfig{Enabled: perCorpus},
 		Properties: []*models.Property{
 			field(PropCorpus, "text"),
 			field(PropUnitID, "text"),
@@ -188,11 +331,11 @@ func (s *Store) ensureClass(ctx context.Context) error {
 		if s.cfg.Dims == 0 {
 			return fmt.Errorf("weaviate: open %s: the collection does not exist and Dims is 0: give the vector length", name)
 		}
-		s.dims, s.index = s.cfg.Dims, s.cfg.Index
+		s.dims, s.index, s.perCorpus = s.cfg.Dims, s.cfg.Index, !s.cfg.Shared
 		if s.index == "" {
 			s.index = IndexFlat
 		}
-		err := s.client.Schema().ClassCreator().WithClass(classDef(name, s.dims, s.index)).Do(ctx)
+		err := s.client.Schema().ClassCreator().WithClass(classDef(name, s.dims, s.index, !s.cfg.Shared)).Do(ctx)
 		if err == nil {
 			return nil
 		}
@@ -215,7 +358,14 @@ func (s *Store) ensureClass(ctx context.Context) error {
 	if s.cfg.Index != "" && s.cfg.Index != cls.VectorIndexType {
 		return fmt.Errorf("weaviate: open %s: the collection has a %q index, Index is %q", name, cls.VectorIndexType, s.cfg.Index)
 	}
-	s.dims, s.index = dims, cls.VectorIndexType
+	perCorpus := cls.MultiTenancyConfig != nil && cls.MultiTenancyConfig.Enabled
+	switch {
+	case perCorpus && s.cfg.Shared:
+		return fmt.Errorf("weaviate: open %s: the collection keeps each corpus as a tenant of its own, Shared is true", name)
+	case !perCorpus && !s.cfg.Shared:
+		return fmt.Errorf("weaviate: open %s: the collection keeps every corpus in one shared index (as collections made before per-corpus tenants did): open it with Shared: true, or drop it", name)
+	}
+	s.dims, s.index, s.perCorpus = dims, cls.VectorIndexType, perCorpus
 	return nil
 }
 
@@ -231,7 +381,7 @@ func checkClass(cls *models.Class) (int, error) {
 	for _, p := range cls.Properties {
 		have[p.Name] = true
 	}
-	for _, p := range classDef(cls.Class, dims, "").Properties {
+	for _, p := range classDef(cls.Class, dims, "", false).Properties {
 		if !have[p.Name] {
 			return 0, fmt.Errorf("the existing collection has no property %q", p.Name)
 		}
@@ -318,12 +468,17 @@ func (e *ImportError) Unwrap() error { return e.Transport }
 // stops the import. Both are reported as an *ImportError.
 func (s *Store) Put(ctx context.Context, objs []Object) error {
 	built := make([]*models.Object, len(objs))
+	corpora := make([]string, len(objs))
 	for i, o := range objs {
 		m, err := s.buildObject(o)
 		if err != nil {
 			return fmt.Errorf("weaviate: import into %s: object %d: %w", s.cfg.Collection, i, err)
 		}
 		built[i] = m
+		corpora[i] = o.Corpus
+	}
+	if err := s.ensureTenants(ctx, corpora); err != nil {
+		return fmt.Errorf("weaviate: import into %s: %w", s.cfg.Collection, err)
 	}
 	return s.importObjects(ctx, built, objs)
 }
@@ -370,6 +525,7 @@ func (s *Store) buildObject(o Object) (*models.Object, error) {
 		Class:      s.cfg.Collection,
 		ID:         strfmt.UUID(ObjectID(o.Corpus, u.ID)),
 		Properties: props,
+		Tenant:     s.tenant(o.Corpus),
 	}
 	if len(o.Vector) > 0 {
 		m.Vector = models.C11yVector(o.Vector)
@@ -449,8 +605,37 @@ func batchFailures(resp []models.ObjectsGetResponse, built []*models.Object, obj
 // Count returns the number of objects of corpus in the collection ("" =
 // of every corpus).
 func (s *Store) Count(ctx context.Context, corpus string) (int, error) {
+	if s.perCorpus && corpus == "" {
+		ts, err := s.client.Schema().TenantsGetter().WithClassName(s.cfg.Collection).Do(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("weaviate: count %s: list tenants: %w", s.cfg.Collection, err)
+		}
+		total := 0
+		for _, t := range ts {
+			n, err := s.countTenant(ctx, t.Name, "")
+			if err != nil {
+				return 0, err
+			}
+			total += n
+		}
+		return total, nil
+	}
+	if ok, err := s.hasTenant(ctx, corpus); err != nil {
+		return 0, fmt.Errorf("weaviate: count %s corpus %q: %w", s.cfg.Collection, corpus, err)
+	} else if !ok {
+		return 0, nil
+	}
+	return s.countTenant(ctx, s.tenant(corpus), corpus)
+}
+
+// countTenant counts the objects of a tenant ("" = none) of one corpus
+// ("" = every corpus).
+func (s *Store) countTenant(ctx context.Context, tenant, corpus string) (int, error) {
 	agg := s.client.GraphQL().Aggregate().WithClassName(s.cfg.Collection).
 		WithFields(graphql.Field{Name: "meta", Fields: []graphql.Field{{Name: "count"}}})
+	if tenant != "" {
+		agg = agg.WithTenant(tenant)
+	}
 	if corpus != "" {
 		agg = agg.WithWhere(corpusFilter(corpus))
 	}

@@ -1,0 +1,229 @@
+package weaviate
+
+import (
+	"testing"
+
+	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/retrieval"
+	"github.com/memlab/memlab/retrieval/internal/leaktest"
+)
+
+// TestFutureTraceDoesNotChangeScores (issue 20) runs against a real
+// server. Strict mode (per-corpus tenants filled incrementally, a strict
+// embedder for the vectors): a trace dated after every question changes
+// no question's hits or Weaviate scores, in every search mode. The old
+// behaviour (every trace imported first, IngestAll, in a shared or a
+// per-corpus collection): it changes the BM25 and hybrid scores.
+func TestFutureTraceDoesNotChangeScores(t *testing.T) {
+	server(t)
+	d, err := datasets.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plus := leaktest.WithFutureTrace(d)
+	limit := 0
+	if testing.Short() {
+		limit = 12
+	}
+	strictEmb, err := retrieval.NewAdmittedEmbedder(retrieval.OfflineHashed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const hashedDims = 1024 // offline.DefaultHashedDims
+	for _, mode := range []string{ModeBM25, ModeHybrid, ModeDense} {
+		t.Run(mode, func(t *testing.T) {
+			var emb llm.Embedder
+			if mode != ModeBM25 {
+				emb = strictEmb
+			}
+			build := func(d *datasets.Dataset) retrieval.System {
+				sys, err := NewSystem(openTest(t, Config{Dims: hashedDims}), emb, SystemConfig{Mode: mode})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return retrieval.NewIncremental(d, sys)
+			}
+			a, b := build(d), build(plus)
+			changed, n := leaktest.Compare(t, d, a, b, 10, limit, true)
+			if n < 12 {
+				t.Fatalf("%s: %d questions compared", a.Name(), n)
+			}
+			t.Logf("%s: %d of %d results changed by a later trace", a.Name(), changed, n)
+			if emb != nil {
+				if r := a.(*retrieval.Incremental).Refits(); r.Fits == 0 || r.Reembedded == 0 {
+					t.Errorf("%s: refits %+v: want fits and rebuilt tenants", a.Name(), r)
+				}
+			}
+		})
+	}
+	// the old behaviour: everything imported, then Retrieve
+	for _, shared := range []bool{true, false} {
+		for _, mode := range []string{ModeBM25, ModeHybrid} {
+			var emb llm.Embedder
+			if mode == ModeHybrid {
+				emb = sampleEmbedder(t, d) // fitted once on the sample's traces: the same vectors for both
+			}
+			build := func(d *datasets.Dataset) *System {
+				sys, err := NewSystem(openTest(t, Config{Shared: shared}), emb, SystemConfig{Mode: mode, Ingest: IngestAll})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := sys.IngestDataset(t.Context(), d); err != nil {
+					t.Fatal(err)
+				}
+				return sys
+			}
+			a, b := build(d), build(plus)
+			changed, n := leaktest.Compare(t, d, a, b, 10, limit, false)
+			if changed == 0 {
+				t.Errorf("%s: every trace imported first, yet a later trace changed none of %d results: the test cannot see a leak", a.Name(), n)
+			}
+			t.Logf("%s (leaky): %d of %d results changed by a later trace", a.Name(), changed, n)
+		}
+	}
+}
+
+// TestIngestModesHaveDistinctNames: the ingest mode and the scope of the
+// BM25 statistics are in the name (and so in the run id).
+func TestIngestModesHaveDistinctNames(t *testing.T) {
+	server(t)
+	per, shared := openTest(t, Config{}), openTest(t, Config{Shared: true})
+	names := map[string]bool{}
+	for _, c := range []struct {
+		store *Store
+		cfg   SystemConfig
+		want  string
+	}{
+		{per, SystemConfig{Mode: ModeBM25}, "weaviate-bm25(ingest=incremental,stats=admitted)"},
+		{per, SystemConfig{Mode: ModeBM25, Ingest: IngestAll}, "weaviate-bm25(ingest=all,stats=corpus)"},
+		{shared, SystemConfig{Mode: ModeBM25}, "weaviate-bm25(ingest=incremental,stats=collection)"},
+		{shared, SystemConfig{Mode: ModeBM25, Ingest: IngestAll}, "weaviate-bm25(ingest=all,stats=collection)"},
+	} {
+		s, err := NewSystem(c.store, nil, c.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Name() != c.want {
+			t.Errorf("%+v: name %q, want %q", c.cfg, s.Name(), c.want)
+		}
+		names[s.Name()] = true
+	}
+	if len(names) != 4 {
+		t.Errorf("names not distinct: %v", names)
+	}
+	strict, _ := retrieval.NewAdmittedEmbedder(retrieval.OfflineHashed)
+	lsa, _ := retrieval.NewAdmittedEmbedder(retrieval.OfflineLSA)
+	if _, err := NewSystem(per, strict, SystemConfig{Mode: ModeDense, Ingest: IngestAll}); err == nil {
+		t.Errorf("a strict embedder with IngestAll: no error")
+	}
+	if _, err := NewSystem(per, lsa, SystemConfig{Mode: ModeDense}); err == nil {
+		t.Errorf("a strict LSA (vector length varies): no error")
+	}
+	inc, err := NewSystem(per, nil, SystemConfig{Mode: ModeBM25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := datasets.Sample()
+	if _, err := inc.Retrieve(t.Context(), d.Questions[0], 5); err == nil {
+		t.Errorf("Retrieve in incremental mode: no error")
+	}
+	if err := inc.IngestDataset(t.Context(), d); err == nil {
+		t.Errorf("IngestDataset in incremental mode: no error")
+	}
+	all, _ := NewSystem(per, nil, SystemConfig{Mode: ModeBM25, Ingest: IngestAll})
+	if err := all.Ingest(t.Context(), "c", d.Corpora[0].Traces); err == nil {
+		t.Errorf("Ingest in mode all: no error")
+	}
+	// reopening a collection with the other layout is an error
+	c := shared.cfg
+	c.Shared = false
+	if _, err := Open(t.Context(), c); err == nil {
+		t.Errorf("shared collection opened per corpus: no error")
+	}
+	c = per.cfg
+	c.Shared = true
+	if _, err := Open(t.Context(), c); err == nil {
+		t.Errorf("per-corpus collection opened shared: no error")
+	}
+}
+
+// otherPersona is a corpus of copies of corpus 0's traces under new ids
+// (all dated before every question, so all of them would be admitted),
+// without questions.
+func otherPersona(d *datasets.Dataset) *datasets.Dataset {
+	c := d.Corpora[0]
+	o := &datasets.Corpus{ID: "other-persona", Language: c.Language}
+	for i, tr := range c.Traces {
+		tr.ID = "other-" + tr.ID
+		tr.Time = tr.Time.AddDate(-30, 0, 0)
+		if i%2 == 0 {
+			tr.Text += " " + tr.Text
+		}
+		o.Traces = append(o.Traces, tr)
+	}
+	return &datasets.Dataset{Name: "other", Corpora: []*datasets.Corpus{o}}
+}
+
+// TestStrictIgnoresOtherCorporaAndEarlierRuns: a question's BM25 scores in
+// strict mode do not depend on another persona stored in the same
+// collection (its tenant is its own), nor on what an earlier run left in
+// the collection (every trace, later ones included: the first ingest of a
+// corpus empties it). Before per-corpus tenants and that reset, both
+// changed the scores.
+func TestStrictIgnoresOtherCorporaAndEarlierRuns(t *testing.T) {
+	server(t)
+	d, err := datasets.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := 0
+	if testing.Short() {
+		limit = 12
+	}
+	ctx := t.Context()
+	load := func(store *Store, d *datasets.Dataset) {
+		all, err := NewSystem(store, nil, SystemConfig{Mode: ModeBM25, Ingest: IngestAll})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := all.IngestDataset(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	strict := func(store *Store) retrieval.System {
+		sys, err := NewSystem(store, nil, SystemConfig{Mode: ModeBM25})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return retrieval.NewIncremental(d, sys)
+	}
+	fresh := strict(openTest(t, Config{}))
+	withOther := openTest(t, Config{})
+	load(withOther, otherPersona(d))
+	if changed, n := leaktest.Compare(t, d, fresh, strict(withOther), 10, limit, true); n < 12 {
+		t.Fatalf("%d of %d changed", changed, n)
+	}
+	fresh = strict(openTest(t, Config{}))
+	earlier := openTest(t, Config{})
+	load(earlier, leaktest.WithFutureTrace(d))
+	if changed, n := leaktest.Compare(t, d, fresh, strict(earlier), 10, limit, true); n < 12 {
+		t.Fatalf("%d of %d changed", changed, n)
+	}
+	// a shared collection lets the other persona in: the leak the tenants close
+	shared := func(store *Store) retrieval.System {
+		sys, err := NewSystem(store, nil, SystemConfig{Mode: ModeBM25})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return retrieval.NewIncremental(d, sys)
+	}
+	sharedOther := openTest(t, Config{Shared: true})
+	load(sharedOther, otherPersona(d))
+	a, b := shared(openTest(t, Config{Shared: true})), shared(sharedOther)
+	if changed, n := leaktest.Compare(t, d, a, b, 10, limit, false); changed == 0 {
+		t.Errorf("%s: another persona in the shared collection changed none of %d results: the test cannot see that leak", a.Name(), n)
+	} else {
+		t.Logf("%s: another persona in the collection changed %d of %d results", a.Name(), changed, n)
+	}
+}
