@@ -97,6 +97,23 @@ func NewDenseIndex(ctx context.Context, emb llm.Embedder, units []Unit, cacheDir
 		}
 		x.ingest = len(texts)
 	}
+	if err := x.fill(vecs); err != nil {
+		return nil, err
+	}
+	if path != "" {
+		if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+			return nil, errorf("new dense index: cache dir: %w", err)
+		}
+		if err := x.store.Save(path); err != nil {
+			return nil, errorf("new dense index: %w", err)
+		}
+	}
+	return x, nil
+}
+
+// fill builds the store from one vector per unit row (nil: a blank text,
+// stored as a zero vector).
+func (x *DenseIndex) fill(vecs [][]float32) error {
 	dims := 0
 	for _, v := range vecs {
 		if v != nil {
@@ -109,7 +126,7 @@ func NewDenseIndex(ctx context.Context, emb llm.Embedder, units []Unit, cacheDir
 	}
 	s, err := NewVecStore(dims)
 	if err != nil {
-		return nil, errorf("new dense index: %w", err)
+		return errorf("new dense index: %w", err)
 	}
 	zero := make([]float32, dims)
 	for r, v := range vecs {
@@ -117,17 +134,31 @@ func NewDenseIndex(ctx context.Context, emb llm.Embedder, units []Unit, cacheDir
 			v = zero
 		}
 		if _, err := s.Add(v, x.units[r].Time); err != nil {
-			return nil, errorf("new dense index: unit %q: %w", x.units[r].ID, err)
+			return errorf("new dense index: unit %q: %w", x.units[r].ID, err)
 		}
 	}
 	x.store = s
-	if path != "" {
-		if err := os.MkdirAll(cacheDir, 0o755); err != nil {
-			return nil, errorf("new dense index: cache dir: %w", err)
+	return nil
+}
+
+// newDenseIndexOf is the dense index of units already in time order whose
+// vectors were computed by emb (vecs[i] for units[i]; nil for a blank
+// text), as NewDenseIndex would have computed them.
+func newDenseIndexOf(emb llm.Embedder, units []Unit, vecs [][]float32) (*DenseIndex, error) {
+	x := &DenseIndex{emb: emb, units: units, order: make([]int, len(units))}
+	for i := range x.order {
+		x.order[i] = i
+	}
+	for _, v := range vecs {
+		if v != nil {
+			x.ingest++
 		}
-		if err := s.Save(path); err != nil {
-			return nil, errorf("new dense index: %w", err)
-		}
+	}
+	if len(units) == 0 {
+		return x, nil
+	}
+	if err := x.fill(vecs); err != nil {
+		return nil, err
 	}
 	return x, nil
 }

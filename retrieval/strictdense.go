@@ -3,9 +3,12 @@ package retrieval
 import (
 	"context"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/memlab/memlab/llm/offline"
 )
 
 // strictCache is the number of fitted indexes a corpus keeps: the current
@@ -23,6 +26,10 @@ const strictCache = 2
 type strictDense struct {
 	kind  string
 	units []Unit // time order
+
+	hmu      sync.Mutex
+	hashed   *offline.HashedCorpus // features of the non-blank units (kind hashed)
+	nonBlank []int                 // their indexes in units
 
 	mu    sync.Mutex
 	cache map[int]*denseEntry // by prefix length
@@ -116,7 +123,18 @@ func (s *strictDense) index(ctx context.Context, at time.Time) (*DenseIndex, err
 }
 
 // fit fits the offline embedder on the first n units and embeds them.
+// Hashed TF-IDF keeps each unit's features (offline.HashedCorpus), so a
+// refit costs only its arithmetic; the result is the same to the bit.
 func (s *strictDense) fit(ctx context.Context, n int) (*DenseIndex, error) {
+	if s.kind == OfflineHashed {
+		return s.fitHashed(ctx, n)
+	}
+	return s.fitFull(ctx, n)
+}
+
+// fitFull fits the embedder on the texts of the first n units and embeds
+// them, as FlatUnits does with every unit in leaky mode.
+func (s *strictDense) fitFull(ctx context.Context, n int) (*DenseIndex, error) {
 	units := s.units[:n]
 	texts := make([]string, n)
 	for i, u := range units {
@@ -151,4 +169,42 @@ func (s *strictDense) refits() RefitStats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.stats
+}
+
+// fitHashed is fitFull for hashed TF-IDF from the cached features of the
+// units' non-blank texts (fitOffline fits on those alone).
+func (s *strictDense) fitHashed(ctx context.Context, n int) (*DenseIndex, error) {
+	s.hmu.Lock()
+	defer s.hmu.Unlock()
+	if s.hashed == nil {
+		hc, err := offline.NewHashedCorpus(offline.HashedOptions{})
+		if err != nil {
+			return nil, err
+		}
+		var texts []string
+		var rows []int
+		for i, u := range s.units {
+			if strings.TrimSpace(u.Text) != "" {
+				texts = append(texts, u.Text)
+				rows = append(rows, i)
+			}
+		}
+		if err := hc.Add(ctx, texts); err != nil {
+			return nil, err
+		}
+		s.hashed, s.nonBlank = hc, rows
+	}
+	m := sort.SearchInts(s.nonBlank, n) // non-blank units among the first n
+	if m == 0 {
+		return s.fitFull(ctx, n) // every text blank: the "empty" fit of fitOffline
+	}
+	emb, vecs, err := s.hashed.Prefix(ctx, m)
+	if err != nil {
+		return nil, errorf("fit %s on the %d admitted units: %w", s.kind, n, err)
+	}
+	rows := make([][]float32, n)
+	for j, v := range vecs {
+		rows[s.nonBlank[j]] = v
+	}
+	return newDenseIndexOf(emb, s.units[:n], rows)
 }

@@ -315,3 +315,63 @@ func TestHashedDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestHashedCorpusPrefixIsTheFit: the embedder and vectors of a prefix of a
+// HashedCorpus are bit for bit FitHashedTFIDF of the prefix's texts and its
+// Embed of them, for prefixes asked growing, shrinking and again, with
+// every option.
+func TestHashedCorpusPrefixIsTheFit(t *testing.T) {
+	ctx := context.Background()
+	texts := append(append([]string{}, topicCorpus...), "我今天去游泳了，教练说我进步很大。", "the the the", "猫 cat 猫")
+	for _, opts := range []HashedOptions{{}, {Dims: 64, CharMin: 2, CharMax: 3}, {NoChars: true, DropUnseen: true}} {
+		c, err := NewHashedCorpus(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Add(ctx, texts[:5]); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Add(ctx, texts[5:]); err != nil {
+			t.Fatal(err)
+		}
+		if c.Len() != len(texts) {
+			t.Fatalf("Len = %d", c.Len())
+		}
+		for _, n := range []int{1, 3, 3, 7, len(texts), 2, len(texts)} {
+			m, vecs, err := c.Prefix(ctx, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := FitHashedTFIDF(texts[:n], opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Name() != want.Name() {
+				t.Errorf("%+v n=%d: name %q, want %q", opts, n, m.Name(), want.Name())
+			}
+			wv := embedOne(t, want, texts[:n]...)
+			for i := range wv {
+				for j := range wv[i] {
+					if math.Float32bits(vecs[i][j]) != math.Float32bits(wv[i][j]) {
+						t.Fatalf("%+v n=%d: vector %d differs at %d: %v, fit gives %v", opts, n, i, j, vecs[i][j], wv[i][j])
+					}
+				}
+			}
+			// the prefix's embedder embeds a query as the fit does
+			q := embedOne(t, m, "a boat and the wind")[0]
+			wq := embedOne(t, want, "a boat and the wind")[0]
+			if !slices.Equal(q, wq) {
+				t.Errorf("%+v n=%d: query vectors differ", opts, n)
+			}
+		}
+		if _, _, err := c.Prefix(ctx, 0); err == nil {
+			t.Errorf("prefix 0: no error")
+		}
+		if _, _, err := c.Prefix(ctx, len(texts)+1); err == nil {
+			t.Errorf("prefix past the end: no error")
+		}
+	}
+	if _, err := NewHashedCorpus(HashedOptions{Dims: -1}); err == nil {
+		t.Errorf("bad options: no error")
+	}
+}

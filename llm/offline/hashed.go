@@ -67,22 +67,13 @@ func FitHashedTFIDF(texts []string, opts HashedOptions) (*HashedTFIDF, error) {
 // FitHashedTFIDFContext is FitHashedTFIDF that stops with ctx's error when
 // ctx ends.
 func FitHashedTFIDFContext(ctx context.Context, texts []string, opts HashedOptions) (*HashedTFIDF, error) {
-	m := &HashedTFIDF{dims: opts.Dims, charMin: opts.CharMin, charMax: opts.CharMax, noChars: opts.NoChars, drop: opts.DropUnseen}
-	if m.dims == 0 {
-		m.dims = DefaultHashedDims
+	m, err := newHashed(opts)
+	if err != nil {
+		return nil, err
 	}
-	if m.charMin == 0 && m.charMax == 0 {
-		m.charMin, m.charMax = DefaultCharMin, DefaultCharMax
-	}
-	switch {
-	case m.dims < 0:
-		return nil, fmt.Errorf("offline: fit hashed tf-idf: Dims = %d, want > 0", opts.Dims)
-	case !m.noChars && (m.charMin < 1 || m.charMax < m.charMin):
-		return nil, fmt.Errorf("offline: fit hashed tf-idf: CharMin = %d, CharMax = %d, want 1 ≤ CharMin ≤ CharMax", opts.CharMin, opts.CharMax)
-	case len(texts) == 0:
+	if len(texts) == 0 {
 		return nil, fmt.Errorf("offline: fit hashed tf-idf: empty corpus: no texts to fit on")
 	}
-	m.n = len(texts)
 	df := map[uint64]int32{}
 	var f featureBuf
 	for i, t := range texts {
@@ -96,24 +87,128 @@ func FitHashedTFIDFContext(ctx context.Context, texts []string, opts HashedOptio
 			}
 		}
 	}
-	if len(df) == 0 {
-		return nil, fmt.Errorf("offline: fit hashed tf-idf: no content word in any of the %d texts", m.n)
+	return m.fitted(len(texts), df)
+}
+
+// newHashed validates opts and returns an unfitted model with them.
+func newHashed(opts HashedOptions) (*HashedTFIDF, error) {
+	m := &HashedTFIDF{dims: opts.Dims, charMin: opts.CharMin, charMax: opts.CharMax, noChars: opts.NoChars, drop: opts.DropUnseen}
+	if m.dims == 0 {
+		m.dims = DefaultHashedDims
 	}
-	m.idf = make(map[uint64]float32, len(df))
-	for h, c := range df {
-		m.idf[h] = float32(idf(m.n, int(c)))
+	if m.charMin == 0 && m.charMax == 0 {
+		m.charMin, m.charMax = DefaultCharMin, DefaultCharMax
 	}
-	m.maxIDF = float32(idf(m.n, 0))
-	unseen := "maxidf"
-	if m.drop {
-		unseen = "drop"
-	}
-	if m.noChars {
-		m.name = fmt.Sprintf("hashed-tfidf(d=%d,char=none,unseen=%s,docs=%d)", m.dims, unseen, m.n)
-	} else {
-		m.name = fmt.Sprintf("hashed-tfidf(d=%d,char=%d-%d,unseen=%s,docs=%d)", m.dims, m.charMin, m.charMax, unseen, m.n)
+	switch {
+	case m.dims < 0:
+		return nil, fmt.Errorf("offline: fit hashed tf-idf: Dims = %d, want > 0", opts.Dims)
+	case !m.noChars && (m.charMin < 1 || m.charMax < m.charMin):
+		return nil, fmt.Errorf("offline: fit hashed tf-idf: CharMin = %d, CharMax = %d, want 1 ≤ CharMin ≤ CharMax", opts.CharMin, opts.CharMax)
 	}
 	return m, nil
+}
+
+// fitted returns a copy of m's settings fitted with the document
+// frequencies df of n documents.
+func (m *HashedTFIDF) fitted(n int, df map[uint64]int32) (*HashedTFIDF, error) {
+	f := &HashedTFIDF{dims: m.dims, charMin: m.charMin, charMax: m.charMax, noChars: m.noChars, drop: m.drop, n: n}
+	if len(df) == 0 {
+		return nil, fmt.Errorf("offline: fit hashed tf-idf: no content word in any of the %d texts", n)
+	}
+	f.idf = make(map[uint64]float32, len(df))
+	for h, c := range df {
+		f.idf[h] = float32(idf(n, int(c)))
+	}
+	f.maxIDF = float32(idf(n, 0))
+	unseen := "maxidf"
+	if f.drop {
+		unseen = "drop"
+	}
+	if f.noChars {
+		f.name = fmt.Sprintf("hashed-tfidf(d=%d,char=none,unseen=%s,docs=%d)", f.dims, unseen, n)
+	} else {
+		f.name = fmt.Sprintf("hashed-tfidf(d=%d,char=%d-%d,unseen=%s,docs=%d)", f.dims, f.charMin, f.charMax, unseen, n)
+	}
+	return f, nil
+}
+
+// HashedCorpus is hashed TF-IDF over a corpus that grows in order, for
+// statistics fitted on a prefix (strict temporal mode: the documents
+// admitted at a question's time). Each document's features are computed
+// once, when added; Prefix(n) then gives the embedder fitted on the first
+// n documents and their vectors, exactly (bit for bit) what
+// FitHashedTFIDF of those n texts and its Embed of them give, for the cost
+// of the arithmetic alone. Prefixes asked in growing order update the
+// document frequencies incrementally. A HashedCorpus is not safe for
+// concurrent use.
+type HashedCorpus struct {
+	m       *HashedTFIDF // settings
+	words   [][]feature  // per document
+	chars   [][]feature
+	df      map[uint64]int32 // over the first counted documents
+	counted int
+}
+
+// NewHashedCorpus returns an empty corpus with the settings of opts.
+func NewHashedCorpus(opts HashedOptions) (*HashedCorpus, error) {
+	m, err := newHashed(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &HashedCorpus{m: m, df: map[uint64]int32{}}, nil
+}
+
+// Add appends documents.
+func (c *HashedCorpus) Add(ctx context.Context, texts []string) error {
+	var f featureBuf
+	for i, t := range texts {
+		if err := checkCtx(ctx, i); err != nil {
+			return fmt.Errorf("offline: hashed corpus add: %w", err)
+		}
+		c.m.features(&f, t)
+		c.words = append(c.words, slices.Clone(f.words))
+		c.chars = append(c.chars, slices.Clone(f.chars))
+	}
+	return nil
+}
+
+// Len returns the number of documents.
+func (c *HashedCorpus) Len() int { return len(c.words) }
+
+// Prefix returns the embedder fitted on the first n documents (0 < n <=
+// Len()) and their vectors.
+func (c *HashedCorpus) Prefix(ctx context.Context, n int) (*HashedTFIDF, [][]float32, error) {
+	if n <= 0 || n > len(c.words) {
+		return nil, nil, fmt.Errorf("offline: hashed corpus prefix: n = %d, want 1..%d", n, len(c.words))
+	}
+	if n < c.counted { // an earlier prefix: count again
+		clear(c.df)
+		c.counted = 0
+	}
+	for ; c.counted < n; c.counted++ {
+		if err := checkCtx(ctx, c.counted); err != nil {
+			return nil, nil, fmt.Errorf("offline: hashed corpus prefix: %w", err)
+		}
+		for _, part := range [][]feature{c.words[c.counted], c.chars[c.counted]} {
+			for _, x := range part {
+				c.df[x.h]++
+			}
+		}
+	}
+	m, err := c.m.fitted(n, c.df)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([][]float32, n)
+	acc := make([]float64, m.dims)
+	part := make([]float64, m.dims)
+	for i := range n {
+		if err := checkCtx(ctx, i); err != nil {
+			return nil, nil, fmt.Errorf("offline: hashed corpus prefix: %w", err)
+		}
+		out[i] = m.vector(c.words[i], c.chars[i], acc, part)
+	}
+	return m, out, nil
 }
 
 // feature is one distinct hashed feature of a text and its count.
@@ -196,30 +291,36 @@ func (m *HashedTFIDF) Embed(ctx context.Context, texts []string) ([][]float32, e
 			return nil, fmt.Errorf("offline: hashed tf-idf embed: %w", err)
 		}
 		m.features(&f, t)
-		clear(acc)
-		for _, fs := range [][]feature{f.words, f.chars} {
-			clear(part)
-			for _, x := range fs {
-				w, ok := m.idf[x.h]
-				if !ok {
-					if m.drop {
-						continue
-					}
-					w = m.maxIDF
-				}
-				v := sublinear(x.tf) * float64(w)
-				if x.h>>63 != 0 {
-					v = -v
-				}
-				part[x.h%uint64(m.dims)] += v
-			}
-			normalize(part)
-			for j, v := range part {
-				acc[j] += v
-			}
-		}
-		normalize(acc)
-		out[i] = toFloat32(acc)
+		out[i] = m.vector(f.words, f.chars, acc, part)
 	}
 	return out, nil
+}
+
+// vector is the embedding of a text's features; acc and part are scratch
+// space of Dims() values.
+func (m *HashedTFIDF) vector(words, chars []feature, acc, part []float64) []float32 {
+	clear(acc)
+	for _, fs := range [][]feature{words, chars} {
+		clear(part)
+		for _, x := range fs {
+			w, ok := m.idf[x.h]
+			if !ok {
+				if m.drop {
+					continue
+				}
+				w = m.maxIDF
+			}
+			v := sublinear(x.tf) * float64(w)
+			if x.h>>63 != 0 {
+				v = -v
+			}
+			part[x.h%uint64(m.dims)] += v
+		}
+		normalize(part)
+		for j, v := range part {
+			acc[j] += v
+		}
+	}
+	normalize(acc)
+	return toFloat32(acc)
 }
