@@ -56,6 +56,23 @@ type HashedTFIDF struct {
 	idf              map[uint64]float32
 	maxIDF           float32
 	name             string
+	// A prefix of a HashedCorpus keeps its idf by feature id instead:
+	// ids (the corpus's, shared) and idfByID (0 = not in the prefix).
+	ids     map[uint64]int32
+	idfByID []float32
+}
+
+// weight returns the idf of feature h, false when h was not in the
+// documents fitted on.
+func (m *HashedTFIDF) weight(h uint64) (float32, bool) {
+	if m.ids != nil {
+		if id, ok := m.ids[h]; ok && m.idfByID[id] != 0 {
+			return m.idfByID[id], true
+		}
+		return 0, false
+	}
+	w, ok := m.idf[h]
+	return w, ok
 }
 
 // FitHashedTFIDF fits the idf of a hashed TF-IDF embedder on texts (one
@@ -111,14 +128,21 @@ func newHashed(opts HashedOptions) (*HashedTFIDF, error) {
 // fitted returns a copy of m's settings fitted with the document
 // frequencies df of n documents.
 func (m *HashedTFIDF) fitted(n int, df map[uint64]int32) (*HashedTFIDF, error) {
-	f := &HashedTFIDF{dims: m.dims, charMin: m.charMin, charMax: m.charMax, noChars: m.noChars, drop: m.drop, n: n}
 	if len(df) == 0 {
 		return nil, fmt.Errorf("offline: fit hashed tf-idf: no content word in any of the %d texts", n)
 	}
+	f := m.settings(n)
 	f.idf = make(map[uint64]float32, len(df))
 	for h, c := range df {
 		f.idf[h] = float32(idf(n, int(c)))
 	}
+	return f, nil
+}
+
+// settings returns a model with m's settings, fitted on n documents, its
+// name set and its idf still empty.
+func (m *HashedTFIDF) settings(n int) *HashedTFIDF {
+	f := &HashedTFIDF{dims: m.dims, charMin: m.charMin, charMax: m.charMax, noChars: m.noChars, drop: m.drop, n: n}
 	f.maxIDF = float32(idf(n, 0))
 	unseen := "maxidf"
 	if f.drop {
@@ -129,25 +153,31 @@ func (m *HashedTFIDF) fitted(n int, df map[uint64]int32) (*HashedTFIDF, error) {
 	} else {
 		f.name = fmt.Sprintf("hashed-tfidf(d=%d,char=%d-%d,unseen=%s,docs=%d)", f.dims, f.charMin, f.charMax, unseen, n)
 	}
-	return f, nil
+	return f
 }
 
 // HashedCorpus is hashed TF-IDF over a corpus that grows in order, for
 // statistics fitted on a prefix (strict temporal mode: the documents
 // admitted at a question's time). Each document's features are computed
-// once, when added; Prefix(n) then gives the embedder fitted on the first
-// n documents and their vectors, exactly (bit for bit) what
+// once, when added, and numbered; Prefix(n) then gives the embedder fitted
+// on the first n documents and their vectors, exactly (bit for bit) what
 // FitHashedTFIDF of those n texts and its Embed of them give, for the cost
 // of the arithmetic alone. Prefixes asked in growing order update the
 // document frequencies incrementally. A HashedCorpus is not safe for
-// concurrent use.
+// concurrent use, and Add must not be called while the embedder of a
+// prefix is in use (they share the feature numbering).
 type HashedCorpus struct {
-	m       *HashedTFIDF // settings
-	words   [][]feature  // per document
-	chars   [][]feature
-	df      map[uint64]int32 // over the first counted documents
+	m       *HashedTFIDF     // settings
+	ids     map[uint64]int32 // feature hash -> id
+	hashes  []uint64         // by id
+	words   [][]idFeature    // per document, in hash order
+	chars   [][]idFeature
+	df      []int32 // by id, over the first counted documents
 	counted int
 }
+
+// idFeature is a feature of a document by id, with its count.
+type idFeature struct{ id, tf int32 }
 
 // NewHashedCorpus returns an empty corpus with the settings of opts.
 func NewHashedCorpus(opts HashedOptions) (*HashedCorpus, error) {
@@ -155,19 +185,33 @@ func NewHashedCorpus(opts HashedOptions) (*HashedCorpus, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &HashedCorpus{m: m, df: map[uint64]int32{}}, nil
+	return &HashedCorpus{m: m, ids: map[uint64]int32{}}, nil
 }
 
 // Add appends documents.
 func (c *HashedCorpus) Add(ctx context.Context, texts []string) error {
 	var f featureBuf
+	conv := func(fs []feature) []idFeature {
+		out := make([]idFeature, len(fs))
+		for i, x := range fs {
+			id, ok := c.ids[x.h]
+			if !ok {
+				id = int32(len(c.hashes))
+				c.ids[x.h] = id
+				c.hashes = append(c.hashes, x.h)
+				c.df = append(c.df, 0)
+			}
+			out[i] = idFeature{id, int32(x.tf)}
+		}
+		return out
+	}
 	for i, t := range texts {
 		if err := checkCtx(ctx, i); err != nil {
 			return fmt.Errorf("offline: hashed corpus add: %w", err)
 		}
 		c.m.features(&f, t)
-		c.words = append(c.words, slices.Clone(f.words))
-		c.chars = append(c.chars, slices.Clone(f.chars))
+		c.words = append(c.words, conv(f.words))
+		c.chars = append(c.chars, conv(f.chars))
 	}
 	return nil
 }
@@ -189,24 +233,52 @@ func (c *HashedCorpus) Prefix(ctx context.Context, n int) (*HashedTFIDF, [][]flo
 		if err := checkCtx(ctx, c.counted); err != nil {
 			return nil, nil, fmt.Errorf("offline: hashed corpus prefix: %w", err)
 		}
-		for _, part := range [][]feature{c.words[c.counted], c.chars[c.counted]} {
+		for _, part := range [][]idFeature{c.words[c.counted], c.chars[c.counted]} {
 			for _, x := range part {
-				c.df[x.h]++
+				c.df[x.id]++
 			}
 		}
 	}
-	m, err := c.m.fitted(n, c.df)
-	if err != nil {
-		return nil, nil, err
+	m := c.m.settings(n)
+	m.ids = c.ids
+	m.idfByID = make([]float32, len(c.df))
+	seen := false
+	for id, d := range c.df {
+		if d > 0 {
+			m.idfByID[id] = float32(idf(n, int(d)))
+			seen = true
+		}
+	}
+	if !seen {
+		return nil, nil, fmt.Errorf("offline: fit hashed tf-idf: no content word in any of the %d texts", n)
 	}
 	out := make([][]float32, n)
 	acc := make([]float64, m.dims)
 	part := make([]float64, m.dims)
+	dims := uint64(m.dims)
 	for i := range n {
 		if err := checkCtx(ctx, i); err != nil {
 			return nil, nil, fmt.Errorf("offline: hashed corpus prefix: %w", err)
 		}
-		out[i] = m.vector(c.words[i], c.chars[i], acc, part)
+		// as vector, with every weight known: each feature is in the prefix
+		clear(acc)
+		for _, fs := range [][]idFeature{c.words[i], c.chars[i]} {
+			clear(part)
+			for _, x := range fs {
+				h := c.hashes[x.id]
+				v := sublinear(int(x.tf)) * float64(m.idfByID[x.id])
+				if h>>63 != 0 {
+					v = -v
+				}
+				part[h%dims] += v
+			}
+			normalize(part)
+			for j, v := range part {
+				acc[j] += v
+			}
+		}
+		normalize(acc)
+		out[i] = toFloat32(acc)
 	}
 	return m, out, nil
 }
@@ -303,7 +375,7 @@ func (m *HashedTFIDF) vector(words, chars []feature, acc, part []float64) []floa
 	for _, fs := range [][]feature{words, chars} {
 		clear(part)
 		for _, x := range fs {
-			w, ok := m.idf[x.h]
+			w, ok := m.weight(x.h)
 			if !ok {
 				if m.drop {
 					continue
