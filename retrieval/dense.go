@@ -141,6 +141,56 @@ func (x *DenseIndex) fill(vecs [][]float32) error {
 	return nil
 }
 
+// extend appends units (dated at or after the last unit held, in time
+// order) to the index, embedding their non-blank texts with the index's
+// embedder in batches of DenseBatch; blank ones get a zero vector.
+func (x *DenseIndex) extend(ctx context.Context, units []Unit) error {
+	var texts []string
+	var rows []int
+	for i, u := range units {
+		if strings.TrimSpace(u.Text) != "" {
+			texts = append(texts, u.Text)
+			rows = append(rows, i)
+		}
+	}
+	vecs := make([][]float32, len(units))
+	for lo := 0; lo < len(texts); lo += DenseBatch {
+		hi := min(lo+DenseBatch, len(texts))
+		got, err := x.emb.Embed(ctx, texts[lo:hi])
+		if err != nil {
+			return errorf("embed units with %s: %w", x.emb.Name(), err)
+		}
+		if len(got) != hi-lo {
+			return errorf("%s returned %d vectors for %d texts", x.emb.Name(), len(got), hi-lo)
+		}
+		for j, v := range got {
+			vecs[rows[lo+j]] = v
+		}
+	}
+	if x.store == nil {
+		x.units = append(x.units, units...)
+		for range units {
+			x.order = append(x.order, len(x.order))
+		}
+		x.ingest += len(texts)
+		return x.fill(vecs)
+	}
+	zero := make([]float32, x.store.Dims())
+	for i, u := range units {
+		v := vecs[i]
+		if v == nil {
+			v = zero
+		}
+		if _, err := x.store.Add(v, u.Time); err != nil {
+			return errorf("unit %q: %w", u.ID, err)
+		}
+		x.units = append(x.units, u)
+		x.order = append(x.order, len(x.order))
+	}
+	x.ingest += len(texts)
+	return nil
+}
+
 // newDenseIndexOf is the dense index of units already in time order whose
 // vectors were computed by emb (vecs[i] for units[i]; nil for a blank
 // text), as NewDenseIndex would have computed them.

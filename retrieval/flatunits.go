@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/memlab/memlab/datasets"
@@ -48,6 +49,14 @@ type FlatConfig struct {
 	// embedder's: StatsAdmitted ("" = the default) or StatsCorpus. BM25.Stats
 	// may say the same ("" follows Stats).
 	Stats string
+	// RefitGrowth spaces the fits of a strict offline embedder: 0 (the
+	// default) fits it on each distinct admitted set, exactly the index of
+	// the admitted units alone; g > 0 fits it only when the admitted units
+	// have grown by the factor 1 + g (a fixed geometric grid of prefix
+	// lengths) and folds the units admitted since into the last fit. Every
+	// statistic still comes from admitted units; large dated corpora fit
+	// O(log n) times instead of once per question time.
+	RefitGrowth float64
 	// Extractor makes the expansions (an llm.Extractor model, or
 	// offline.NewExtractive); needed only when Units has expansions.
 	Extractor llm.Extractor
@@ -153,6 +162,9 @@ func NewFlatUnitsContext(ctx context.Context, d *datasets.Dataset, cfg FlatConfi
 	if f.cfg.BM25, err = bp.resolve(); err != nil {
 		return nil, errorf("new flat: %w", err)
 	}
+	if g := cfg.RefitGrowth; math.IsNaN(g) || math.IsInf(g, 0) || g < 0 {
+		return nil, errorf("new flat: RefitGrowth = %v, want a finite value >= 0", g)
+	}
 	if f.cfg.RetrieveK == 0 {
 		f.cfg.RetrieveK = DefaultRetrieveK
 	}
@@ -237,7 +249,7 @@ func (f *FlatUnits) buildCorpus(ctx context.Context, c *datasets.Corpus, dense b
 	}
 	if dense && f.cfg.Embedder == nil && f.cfg.Stats == StatsAdmitted {
 		// fitted lazily, per admitted set (see strictDense)
-		fc.strict = &strictDense{kind: f.cfg.Offline, units: units, cache: map[int]*denseEntry{}}
+		fc.strict = &strictDense{kind: f.cfg.Offline, growth: f.cfg.RefitGrowth, units: units, cache: map[int]*denseEntry{}}
 		return fc, nil
 	}
 	if dense {
@@ -354,6 +366,9 @@ func (f *FlatUnits) makeName() string {
 	switch {
 	case offlineFit:
 		b.WriteString(",stats=" + f.cfg.Stats)
+		if f.cfg.Stats == StatsAdmitted && f.cfg.RefitGrowth > 0 {
+			b.WriteString(",refit=" + strconv.FormatFloat(f.cfg.RefitGrowth, 'g', -1, 64))
+		}
 	case f.cfg.Stats == StatsCorpus && f.cfg.Scorer != ScorerDense:
 		b.WriteString(",stats=" + StatsCorpus)
 	}
@@ -554,10 +569,12 @@ func (f *FlatUnits) rankBM25(ctx context.Context, c *flatCorpus, q datasets.Ques
 func (f *FlatUnits) rankDense(ctx context.Context, c *flatCorpus, q datasets.Question, k int) ([]TraceScore, error) {
 	x := c.dense
 	if c.strict != nil {
-		var err error
-		if x, err = c.strict.index(ctx, q.AskedAt); err != nil {
+		sx, done, err := c.strict.index(ctx, q.AskedAt)
+		if err != nil {
 			return nil, err
 		}
+		defer done()
+		x = sx
 	}
 	if x == nil || x.Len() == 0 {
 		return nil, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/llm"
@@ -27,6 +28,8 @@ type NaiveConfig struct {
 	Embedder llm.Embedder
 	Offline  string
 	Stats    string
+	// RefitGrowth spaces a strict offline embedder's fits (see FlatConfig).
+	RefitGrowth float64
 	// K is the most chunks returned (0 = DefaultNaiveK = 50).
 	K int
 	// IndexDir caches the chunk vectors (see NewDenseIndex).
@@ -55,12 +58,15 @@ func NewNaiveRAG(ctx context.Context, d *datasets.Dataset, cfg NaiveConfig) (*Na
 		cfg.K = DefaultNaiveK
 	}
 	f, err := NewFlatUnitsContext(ctx, d, FlatConfig{Scorer: ScorerDense, Embedder: cfg.Embedder, Offline: cfg.Offline,
-		Stats: cfg.Stats, RetrieveK: cfg.K, IndexDir: cfg.IndexDir})
+		Stats: cfg.Stats, RefitGrowth: cfg.RefitGrowth, RetrieveK: cfg.K, IndexDir: cfg.IndexDir})
 	if err != nil {
 		return nil, errorf("new naive-rag: %w", err)
 	}
 	fc := f.Config()
 	emb, stats := fc.Offline, ",stats="+fc.Stats
+	if fc.Stats == StatsAdmitted && fc.RefitGrowth > 0 {
+		stats += ",refit=" + strconv.FormatFloat(fc.RefitGrowth, 'g', -1, 64)
+	}
 	if fc.Embedder != nil {
 		emb, stats = fc.Embedder.Name(), ""
 	}

@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -12,40 +13,49 @@ import (
 )
 
 // strictCache is the number of fitted indexes a corpus keeps: the current
-// admitted set and the one before it (a runner asks a corpus's questions
-// in asked-at order, so the admitted set only grows).
+// one and the one before it (a runner asks a corpus's questions in
+// asked-at order, so the admitted set only grows).
 const strictCache = 2
 
 // strictDense is the dense side of a FlatUnits corpus with an offline
-// embedder in strict mode: for a question asked at t, the embedder is
-// fitted on the units admitted at t alone (the time-ordered prefix of the
+// embedder in strict mode. For a question asked at t, the embedder is
+// fitted on the units admitted at t (the time-ordered prefix of the
 // units) and those units are embedded with it, exactly as an index built
-// on the admitted units only. Indexes are fitted when first asked for and
-// kept for the last strictCache admitted sets, so a run in asked-at order
-// fits each distinct admitted set once.
+// on the admitted units only. With growth g > 0 the embedder is fitted
+// only at the prefix lengths of a geometric grid (1, then each previous
+// length times 1 + g, rounded down, at least one more): a question
+// admitting n units uses the fit on the grid's largest length b <= n, and
+// the units from b to n are embedded with that fit (folded in). Every
+// statistic then still comes from admitted units, from b of the n only.
+// Indexes are built when first asked for and kept for the last strictCache
+// fits, so a run in asked-at order fits each grid point (g = 0: each
+// distinct admitted set) once.
 type strictDense struct {
-	kind  string
-	units []Unit // time order
+	kind   string
+	growth float64
+	units  []Unit // time order
 
 	hmu      sync.Mutex
 	hashed   *offline.HashedCorpus // features of the non-blank units (kind hashed)
 	nonBlank []int                 // their indexes in units
 
 	mu    sync.Mutex
-	cache map[int]*denseEntry // by prefix length
-	lru   []int               // prefix lengths, least recently used first
+	cache map[int]*denseEntry // by fitted prefix length
+	lru   []int               // fitted prefix lengths, least recently used first
 	stats RefitStats
-	// embedded is the longest prefix embedded so far and embeddedTexts the
-	// texts of it sent to the embedder (blank ones are not): they count once
-	// as IngestEmbeds; embedding them again after a refit counts in stats.
-	embedded, embeddedTexts int
-	query                   atomic.Int64 // queries embedded
+	// embeddedUpTo is the longest prefix embedded so far and firstTexts its
+	// texts sent to the embedder (blank ones are not): they count once as
+	// IngestEmbeds; texts embedded again count in stats.Reembedded.
+	embeddedUpTo, firstTexts int
+	query                    atomic.Int64 // queries embedded
 }
 
 type denseEntry struct {
 	ready chan struct{}
-	x     *DenseIndex
 	err   error
+	// mu guards x while it grows (units folded in) and is searched.
+	mu sync.Mutex
+	x  *DenseIndex
 }
 
 // cut returns the number of units admitted at at (all of them when at is
@@ -60,66 +70,129 @@ func (s *strictDense) cut(at time.Time) int {
 	})
 }
 
-// index returns the dense index of the units admitted at at, fitting it
-// when it is not cached. Callers asking for the same admitted set at once
+// base is the prefix length whose fit serves a question admitting n units:
+// n itself, or with growth the largest grid length <= n.
+func (s *strictDense) base(n int) int {
+	if s.growth == 0 {
+		return n
+	}
+	b := 1
+	for {
+		next := int(math.Floor(float64(b) * (1 + s.growth)))
+		if next <= b {
+			next = b + 1
+		}
+		if next > n {
+			return b
+		}
+		b = next
+	}
+}
+
+// index returns the dense index holding (at least) the units admitted at
+// at, fitting it when it is not cached, and the function that releases it
+// (call it when done searching). Callers asking for the same fit at once
 // wait for one fit.
-func (s *strictDense) index(ctx context.Context, at time.Time) (*DenseIndex, error) {
+func (s *strictDense) index(ctx context.Context, at time.Time) (*DenseIndex, func(), error) {
+	noop := func() {}
 	n := s.cut(at)
 	if n == 0 {
-		return nil, nil
+		return nil, noop, nil
 	}
+	b := s.base(n)
 	s.mu.Lock()
-	e, ok := s.cache[n]
+	e, ok := s.cache[b]
 	if ok {
-		s.touch(n)
+		s.touch(b)
 		s.mu.Unlock()
 		select {
 		case <-e.ready:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, noop, ctx.Err()
 		}
 		if e.err != nil {
-			return nil, e.err
-		}
-		return e.x, nil
-	}
-	e = &denseEntry{ready: make(chan struct{})}
-	s.cache[n] = e
-	s.lru = append(s.lru, n)
-	for len(s.lru) > strictCache {
-		delete(s.cache, s.lru[0]) // callers holding it still use it
-		s.lru = s.lru[1:]
-	}
-	s.mu.Unlock()
-
-	t0 := time.Now()
-	e.x, e.err = s.fit(ctx, n)
-	d := time.Since(t0)
-	s.mu.Lock()
-	if e.err != nil {
-		if s.cache[n] == e { // let the next caller try again
-			delete(s.cache, n)
-			for i, m := range s.lru {
-				if m == n {
-					s.lru = append(s.lru[:i], s.lru[i+1:]...)
-					break
-				}
-			}
+			return nil, noop, e.err
 		}
 	} else {
-		s.stats.Fits++
-		s.stats.FitTexts += n
-		s.stats.Time += d
-		if c := e.x.ingest; n > s.embedded {
-			s.stats.Reembedded += s.embeddedTexts
-			s.embedded, s.embeddedTexts = n, c
+		e = &denseEntry{ready: make(chan struct{})}
+		s.cache[b] = e
+		s.lru = append(s.lru, b)
+		for len(s.lru) > strictCache {
+			delete(s.cache, s.lru[0]) // callers holding it still use it
+			s.lru = s.lru[1:]
+		}
+		s.mu.Unlock()
+		t0 := time.Now()
+		e.x, e.err = s.fit(ctx, b)
+		d := time.Since(t0)
+		s.mu.Lock()
+		if e.err != nil {
+			if s.cache[b] == e { // let the next caller try again
+				delete(s.cache, b)
+				for i, m := range s.lru {
+					if m == b {
+						s.lru = append(s.lru[:i], s.lru[i+1:]...)
+						break
+					}
+				}
+			}
 		} else {
-			s.stats.Reembedded += c
+			s.stats.Fits++
+			s.stats.FitTexts += b
+			s.stats.Time += d
+			s.count(b, e.x.ingest)
+		}
+		s.mu.Unlock()
+		close(e.ready)
+		if e.err != nil {
+			return nil, noop, e.err
 		}
 	}
-	s.mu.Unlock()
-	close(e.ready)
-	return e.x, e.err
+	e.mu.Lock()
+	if have := len(e.x.units); have < n {
+		t0 := time.Now()
+		before := e.x.ingest
+		if err := e.x.extend(ctx, s.units[have:n]); err != nil {
+			e.mu.Unlock()
+			return nil, noop, errorf("fold %d admitted units into the %s fit on %d: %w", n-have, s.kind, b, err)
+		}
+		s.mu.Lock()
+		s.stats.Time += time.Since(t0)
+		s.countFold(have, n, e.x.ingest-before)
+		s.mu.Unlock()
+	}
+	return e.x, e.mu.Unlock, nil
+}
+
+// count records a fit that embedded the first n units (texts of them sent
+// to the embedder): units beyond the longest prefix embedded so far count
+// once, the others as re-embedded (s.mu held).
+func (s *strictDense) count(n, texts int) {
+	if n > s.embeddedUpTo {
+		s.stats.Reembedded += s.firstTexts
+		s.embeddedUpTo, s.firstTexts = n, texts
+		return
+	}
+	s.stats.Reembedded += texts
+}
+
+// countFold records units from..to folded into a fit (texts of them sent
+// to the embedder) (s.mu held).
+func (s *strictDense) countFold(from, to, texts int) {
+	if to <= s.embeddedUpTo {
+		s.stats.Reembedded += texts
+		return
+	}
+	// the new units' texts count once; the rest of the span was embedded before
+	newTexts := 0
+	for _, u := range s.units[max(from, s.embeddedUpTo):to] {
+		if strings.TrimSpace(u.Text) != "" {
+			newTexts++
+		}
+	}
+	s.stats.Reembedded += texts - newTexts
+	s.firstTexts += newTexts
+	s.embeddedUpTo = to
 }
 
 // fit fits the offline embedder on the first n units and embeds them.
@@ -162,7 +235,7 @@ func (s *strictDense) touch(n int) {
 func (s *strictDense) meter() Meter {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Meter{IngestEmbeds: s.embeddedTexts, QueryEmbeds: int(s.query.Load())}
+	return Meter{IngestEmbeds: s.firstTexts, QueryEmbeds: int(s.query.Load())}
 }
 
 func (s *strictDense) refits() RefitStats {

@@ -95,6 +95,25 @@ func temporalSystems(t *testing.T, d *datasets.Dataset, stats string) []System {
 	return append(out, naive)
 }
 
+// spacedSystems are strict systems whose offline embedder is refitted on a
+// geometric grid (RefitGrowth): strict, though not the index of the
+// admitted units alone.
+func spacedSystems(t *testing.T, d *datasets.Dataset) []System {
+	t.Helper()
+	var out []System
+	for _, cfg := range []FlatConfig{
+		{Scorer: ScorerDense, Offline: OfflineHashed, RefitGrowth: 0.5},
+		{Scorer: ScorerHybrid, Offline: OfflineLSA, RefitGrowth: 0.25},
+	} {
+		f, err := NewFlatUnits(d, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
 // TestFutureTraceDoesNotChangeScores is the leak test of issue 20: adding a
 // trace dated after every question must not change any question's hits or
 // scores in strict mode (the default); with whole-corpus statistics
@@ -105,6 +124,9 @@ func TestFutureTraceDoesNotChangeScores(t *testing.T) {
 	ctx := context.Background()
 	for _, stats := range []string{"", StatsCorpus} {
 		before, after := temporalSystems(t, d, stats), temporalSystems(t, plus, stats)
+		if stats == "" {
+			before, after = append(before, spacedSystems(t, d)...), append(after, spacedSystems(t, plus)...)
+		}
 		for i := range before {
 			a, b := before[i], after[i]
 			if a.Name() != b.Name() {
@@ -315,5 +337,62 @@ func TestStatsOptions(t *testing.T) {
 	}
 	if m.Name() != "naive-rag(dense:"+h.Name()+",chunk=trace,k=50)" {
 		t.Errorf("given embedder: %q", m.Name())
+	}
+}
+
+// TestRefitGrowth: with RefitGrowth the embedder is fitted on the grid's
+// prefix lengths only, and a question admitting n units gets exactly the
+// index of those n units embedded with the fit on the grid's largest
+// length b <= n.
+func TestRefitGrowth(t *testing.T) {
+	d := sample(t)
+	ctx := context.Background()
+	for _, kind := range []string{OfflineHashed, OfflineLSA} {
+		f, err := NewFlatUnits(d, FlatConfig{Scorer: ScorerDense, Offline: kind, RefitGrowth: 0.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "flat(dense:" + kind + ",stats=admitted,refit=0.5)"; f.Name() != want {
+			t.Errorf("name %q, want %q", f.Name(), want)
+		}
+		sets := map[string]bool{}
+		for _, q := range SortByAskedAt(d.Questions) {
+			got, err := f.Retrieve(ctx, q, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := f.corpora[q.CorpusID]
+			n := c.strict.cut(q.AskedAt)
+			b := c.strict.base(n)
+			if b > n || (n > 1 && b < 1) {
+				t.Fatalf("base %d for %d units", b, n)
+			}
+			sets[q.CorpusID+fmt.Sprint(b)] = true
+			texts := make([]string, b)
+			for i, u := range c.units[:b] {
+				texts[i] = u.Text
+			}
+			emb, err := fitOffline(ctx, kind, texts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, err := NewDenseIndex(ctx, emb, c.units[:n], "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			vh, err := x.Search(ctx, q.Text, q.AskedAt, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok, why := sameHits(got, vh); !ok {
+				t.Errorf("%s %s: %d units on the fit of %d: %s", kind, q.ID, n, b, why)
+			}
+		}
+		if r := f.Refits(); r.Fits != len(sets) || r.Fits >= 45 {
+			t.Errorf("%s: %d fits for %d grid points (45 distinct admitted sets)", kind, r.Fits, len(sets))
+		}
+	}
+	if _, err := NewFlatUnits(d, FlatConfig{Scorer: ScorerDense, Offline: OfflineHashed, RefitGrowth: -1}); err == nil {
+		t.Errorf("negative growth: no error")
 	}
 }
