@@ -37,7 +37,6 @@ import (
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
-	"github.com/memlab/memlab/llm/offline"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/retrieval/amem"
 	"github.com/memlab/memlab/retrieval/mem0"
@@ -90,12 +89,13 @@ for _, j := range judges {
 }
 
 // Embedder of the model-based memories: the embedder role when a model is configured,
-// else an offline hashed TF-IDF fitted on every trace.
+// else an offline hashed TF-IDF fitted per persona on the traces the memory has ingested
+// (strict: no later trace shapes a question's scores).
 var emb llm.Embedder
 if withModel {
 	emb = llm.ClientEmbedder{Client: chat}
 } else {
-	hashed, herr := offline.FitHashedTFIDF(ds.TraceTexts(), offline.HashedOptions{})
+	hashed, herr := retrieval.NewAdmittedEmbedder(retrieval.OfflineHashed)
 	if herr != nil {
 		panic(herr)
 	}

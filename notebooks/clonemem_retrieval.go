@@ -38,7 +38,6 @@ import (
 	"github.com/memlab/memlab/display"
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/llm"
-	"github.com/memlab/memlab/llm/offline"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/retrieval/amem"
 	"github.com/memlab/memlab/retrieval/mem0"
@@ -77,19 +76,17 @@ if withModel {
 //
 // One row per (system, embedder). A row is built afresh for every k: incremental memories
 // cannot be asked an earlier question after a later one. The offline embedders of A-Mem
-// and Mem0 are fitted on all traces of the dataset (statistics only).
+// and Mem0 are strict: fitted per persona on the traces the memory has ingested, refitted as
+// it grows (retrieval.NewAdmittedEmbedder), so no later trace shapes a question's scores.
 
 // %%
-var texts []string
-texts = ds.TraceTexts()
-
 // memoryEmbedder returns the embedder A-Mem and Mem0 use for an embedder name.
 func memoryEmbedder(name string) (llm.Embedder, error) {
 	switch name {
 	case "hashed":
-		return offline.FitHashedTFIDF(texts, offline.HashedOptions{})
+		return retrieval.NewAdmittedEmbedder(retrieval.OfflineHashed)
 	case "lsa":
-		return offline.FitLSA(texts, offline.LSAOptions{})
+		return retrieval.NewAdmittedEmbedder(retrieval.OfflineLSA)
 	case "model":
 		if !withModel {
 			return nil, retrieval.ErrNeedsModel

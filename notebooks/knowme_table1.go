@@ -50,7 +50,6 @@ import (
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
-	"github.com/memlab/memlab/llm/offline"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/retrieval/mem0"
 	"github.com/memlab/memlab/retrieval/memos"
@@ -169,13 +168,13 @@ if len(rowKeys) == 0 || rowKeys[0] != "base" {
 	panic("systems must start with base: the deltas are against the base model")
 }
 
-// embedderFor returns the embedder of the dense rows: the embedder role with a model,
-// else an offline hashed TF-IDF fitted on the dataset's traces.
+// embedderFor returns the embedder of the memories: the embedder role with a model, else an
+// offline hashed TF-IDF fitted per persona on the traces the memory has ingested (strict).
 func embedderFor(d *datasets.Dataset) (llm.Embedder, error) {
 	if withModel {
 		return llm.ClientEmbedder{Client: chat}, nil
 	}
-	return offline.FitHashedTFIDF(d.TraceTexts(), offline.HashedOptions{})
+	return retrieval.NewAdmittedEmbedder(retrieval.OfflineHashed)
 }
 
 func build(d *datasets.Dataset, key string) (retrieval.System, error) {

@@ -27,10 +27,12 @@ func init() {
 		"FitLSA":                  reflect.ValueOf(offline.FitLSA),
 		"FitLSAContext":           reflect.ValueOf(offline.FitLSAContext),
 		"NewExtractive":           reflect.ValueOf(offline.NewExtractive),
+		"NewHashedCorpus":         reflect.ValueOf(offline.NewHashedCorpus),
 
 		// type definitions
 		"ExtractOptions": reflect.ValueOf((*offline.ExtractOptions)(nil)),
 		"Extractive":     reflect.ValueOf((*offline.Extractive)(nil)),
+		"HashedCorpus":   reflect.ValueOf((*offline.HashedCorpus)(nil)),
 		"HashedOptions":  reflect.ValueOf((*offline.HashedOptions)(nil)),
 		"HashedTFIDF":    reflect.ValueOf((*offline.HashedTFIDF)(nil)),
 		"LSA":            reflect.ValueOf((*offline.LSA)(nil)),

@@ -20,6 +20,8 @@ func init() {
 		"EnvURL":            reflect.ValueOf(constant.MakeFromLiteral("\"MEMLAB_WEAVIATE_URL\"", token.STRING, 0)),
 		"IndexFlat":         reflect.ValueOf(constant.MakeFromLiteral("\"flat\"", token.STRING, 0)),
 		"IndexHNSW":         reflect.ValueOf(constant.MakeFromLiteral("\"hnsw\"", token.STRING, 0)),
+		"IngestAll":         reflect.ValueOf(constant.MakeFromLiteral("\"all\"", token.STRING, 0)),
+		"IngestIncremental": reflect.ValueOf(constant.MakeFromLiteral("\"incremental\"", token.STRING, 0)),
 		"ModeBM25":          reflect.ValueOf(constant.MakeFromLiteral("\"bm25\"", token.STRING, 0)),
 		"ModeDense":         reflect.ValueOf(constant.MakeFromLiteral("\"dense\"", token.STRING, 0)),
 		"ModeHybrid":        reflect.ValueOf(constant.MakeFromLiteral("\"hybrid\"", token.STRING, 0)),
@@ -36,6 +38,10 @@ func init() {
 		"PropTraceIDs":      reflect.ValueOf(constant.MakeFromLiteral("\"traceIds\"", token.STRING, 0)),
 		"PropUnitID":        reflect.ValueOf(constant.MakeFromLiteral("\"unitId\"", token.STRING, 0)),
 		"SanitizeClassName": reflect.ValueOf(weaviate.SanitizeClassName),
+		"StatsAdmitted":     reflect.ValueOf(constant.MakeFromLiteral("\"admitted\"", token.STRING, 0)),
+		"StatsCollection":   reflect.ValueOf(constant.MakeFromLiteral("\"collection\"", token.STRING, 0)),
+		"StatsCorpus":       reflect.ValueOf(constant.MakeFromLiteral("\"corpus\"", token.STRING, 0)),
+		"TenantName":        reflect.ValueOf(weaviate.TenantName),
 
 		// type definitions
 		"Config":        reflect.ValueOf((*weaviate.Config)(nil)),

@@ -59,7 +59,9 @@ func init() {
 		"NameOracle":                  reflect.ValueOf(constant.MakeFromLiteral("\"oracle\"", token.STRING, 0)),
 		"NameOracleAddStatements":     reflect.ValueOf(constant.MakeFromLiteral("\"oracle+statements\"", token.STRING, 0)),
 		"NameOracleStatementsOnly":    reflect.ValueOf(constant.MakeFromLiteral("\"oracle-statements-only\"", token.STRING, 0)),
+		"NewAdmittedEmbedder":         reflect.ValueOf(retrieval.NewAdmittedEmbedder),
 		"NewBaseRecent":               reflect.ValueOf(retrieval.NewBaseRecent),
+		"NewCorpusEmbedders":          reflect.ValueOf(retrieval.NewCorpusEmbedders),
 		"NewDecomposed":               reflect.ValueOf(retrieval.NewDecomposed),
 		"NewDenseIndex":               reflect.ValueOf(retrieval.NewDenseIndex),
 		"NewFlat":                     reflect.ValueOf(retrieval.NewFlat),
@@ -84,6 +86,8 @@ func init() {
 		"SplitSubquestionTag":         reflect.ValueOf(retrieval.SplitSubquestionTag),
 		"StatementTag":                reflect.ValueOf(constant.MakeFromLiteral("\"#st\"", token.STRING, 0)),
 		"StatementsOnly":              reflect.ValueOf(constant.MakeFromLiteral("\"statements-only\"", token.STRING, 0)),
+		"StatsAdmitted":               reflect.ValueOf(constant.MakeFromLiteral("\"admitted\"", token.STRING, 0)),
+		"StatsCorpus":                 reflect.ValueOf(constant.MakeFromLiteral("\"corpus\"", token.STRING, 0)),
 		"SubquestionTag":              reflect.ValueOf(constant.MakeFromLiteral("\"#sq\"", token.STRING, 0)),
 		"TimeFilter":                  reflect.ValueOf(constant.MakeFromLiteral("\"filter\"", token.STRING, 0)),
 		"TimeFront":                   reflect.ValueOf(constant.MakeFromLiteral("\"front\"", token.STRING, 0)),
@@ -91,11 +95,13 @@ func init() {
 		"TraceRanking":                reflect.ValueOf(retrieval.TraceRanking),
 
 		// type definitions
+		"AdmittedEmbedder":   reflect.ValueOf((*retrieval.AdmittedEmbedder)(nil)),
 		"BM25Params":         reflect.ValueOf((*retrieval.BM25Params)(nil)),
 		"BaseNoMemory":       reflect.ValueOf((*retrieval.BaseNoMemory)(nil)),
 		"BaseRecent":         reflect.ValueOf((*retrieval.BaseRecent)(nil)),
 		"Chatter":            reflect.ValueOf((*retrieval.Chatter)(nil)),
 		"Concurrent":         reflect.ValueOf((*retrieval.Concurrent)(nil)),
+		"CorpusEmbedders":    reflect.ValueOf((*retrieval.CorpusEmbedders)(nil)),
 		"Cost":               reflect.ValueOf((*retrieval.Cost)(nil)),
 		"DecomposeConfig":    reflect.ValueOf((*retrieval.DecomposeConfig)(nil)),
 		"Decomposed":         reflect.ValueOf((*retrieval.Decomposed)(nil)),
@@ -120,6 +126,8 @@ func init() {
 		"OracleStatements":   reflect.ValueOf((*retrieval.OracleStatements)(nil)),
 		"Plan":               reflect.ValueOf((*retrieval.Plan)(nil)),
 		"RRF":                reflect.ValueOf((*retrieval.RRF)(nil)),
+		"RefitStats":         reflect.ValueOf((*retrieval.RefitStats)(nil)),
+		"Refitter":           reflect.ValueOf((*retrieval.Refitter)(nil)),
 		"RetrievalScore":     reflect.ValueOf((*retrieval.RetrievalScore)(nil)),
 		"SearchPlanner":      reflect.ValueOf((*retrieval.SearchPlanner)(nil)),
 		"System":             reflect.ValueOf((*retrieval.System)(nil)),
@@ -140,6 +148,7 @@ func init() {
 		"_IngestPlanner": reflect.ValueOf((*_github_com_memlab_memlab_retrieval_IngestPlanner)(nil)),
 		"_Memory":        reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Memory)(nil)),
 		"_Metered":       reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Metered)(nil)),
+		"_Refitter":      reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Refitter)(nil)),
 		"_SearchPlanner": reflect.ValueOf((*_github_com_memlab_memlab_retrieval_SearchPlanner)(nil)),
 		"_System":        reflect.ValueOf((*_github_com_memlab_memlab_retrieval_System)(nil)),
 		"_TimeRanged":    reflect.ValueOf((*_github_com_memlab_memlab_retrieval_TimeRanged)(nil)),
@@ -206,6 +215,16 @@ type _github_com_memlab_memlab_retrieval_Metered struct {
 
 func (W _github_com_memlab_memlab_retrieval_Metered) Meter() retrieval.Meter {
 	return W.WMeter()
+}
+
+// _github_com_memlab_memlab_retrieval_Refitter is an interface wrapper for Refitter type
+type _github_com_memlab_memlab_retrieval_Refitter struct {
+	IValue  interface{}
+	WRefits func() retrieval.RefitStats
+}
+
+func (W _github_com_memlab_memlab_retrieval_Refitter) Refits() retrieval.RefitStats {
+	return W.WRefits()
 }
 
 // _github_com_memlab_memlab_retrieval_SearchPlanner is an interface wrapper for SearchPlanner type
