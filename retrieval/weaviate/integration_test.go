@@ -32,7 +32,7 @@ const defaultTestURL = "http://127.0.0.1:8089"
 const testDims = 256
 
 // server returns the URL and gRPC address of the test server, or skips.
-func server(t *testing.T) (string, string) {
+func server(t testing.TB) (string, string) {
 	t.Helper()
 	u, g := os.Getenv(EnvURL), os.Getenv(EnvGRPC)
 	explicit := u != ""
