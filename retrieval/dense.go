@@ -143,7 +143,8 @@ func (x *DenseIndex) fill(vecs [][]float32) error {
 
 // extend appends units (dated at or after the last unit held, in time
 // order) to the index, embedding their non-blank texts with the index's
-// embedder in batches of DenseBatch; blank ones get a zero vector.
+// embedder in one call (as NewDenseIndex does); blank ones get a zero
+// vector.
 func (x *DenseIndex) extend(ctx context.Context, units []Unit) error {
 	var texts []string
 	var rows []int
@@ -154,17 +155,16 @@ func (x *DenseIndex) extend(ctx context.Context, units []Unit) error {
 		}
 	}
 	vecs := make([][]float32, len(units))
-	for lo := 0; lo < len(texts); lo += DenseBatch {
-		hi := min(lo+DenseBatch, len(texts))
-		got, err := x.emb.Embed(ctx, texts[lo:hi])
+	if len(texts) > 0 {
+		got, err := x.emb.Embed(ctx, texts)
 		if err != nil {
-			return errorf("embed units with %s: %w", x.emb.Name(), err)
+			return errorf("embed %d units with %s: %w", len(texts), x.emb.Name(), err)
 		}
-		if len(got) != hi-lo {
-			return errorf("%s returned %d vectors for %d texts", x.emb.Name(), len(got), hi-lo)
+		if len(got) != len(texts) {
+			return errorf("%s returned %d vectors for %d texts", x.emb.Name(), len(got), len(texts))
 		}
 		for j, v := range got {
-			vecs[rows[lo+j]] = v
+			vecs[rows[j]] = v
 		}
 	}
 	if x.store == nil {
