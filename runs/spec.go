@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/llm"
 )
 
 // Spec is everything that identifies a run: the dataset (name, fingerprint
@@ -48,7 +49,11 @@ type Versioned interface {
 	Version() string
 }
 
-// SpecOf returns the spec of running cfg over d's questions.
+// SpecOf returns the spec of running cfg over d's questions. The
+// credentials of every URL in a name or parameter (userinfo, key= and
+// token= parameters: llm.RedactURLs) are left out, so the spec, the run
+// store and the manifest never hold them; they cannot change results, so
+// two runs that differ only in them are one run.
 func SpecOf(d *datasets.Dataset, cfg Config) Spec {
 	s := Spec{Dataset: d.Name, Fingerprint: d.Fingerprint, Errata: d.Errata, Questions: len(d.Questions), K: cfg.K}
 	h := sha256.New()
@@ -62,24 +67,26 @@ func SpecOf(d *datasets.Dataset, cfg Config) Spec {
 		if v, ok := cfg.System.(Versioned); ok {
 			s.System += " " + v.Version()
 		}
+		s.System = llm.RedactURLs(s.System)
 	}
 	if cfg.Reader != nil {
 		s.Reader = cfg.Reader.Name()
 		if v, ok := cfg.Reader.(Versioned); ok {
 			s.Reader += " " + v.Version()
 		}
+		s.Reader = llm.RedactURLs(s.Reader)
 	}
 	for _, j := range cfg.Judges {
 		name := j.Name()
 		if v, ok := j.(Versioned); ok {
 			name += " " + v.Version()
 		}
-		s.Judges = append(s.Judges, name)
+		s.Judges = append(s.Judges, llm.RedactURLs(name))
 	}
 	if len(cfg.Params) > 0 {
 		s.Params = make(map[string]string, len(cfg.Params))
 		for k, v := range cfg.Params {
-			s.Params[k] = v
+			s.Params[k] = llm.RedactURLs(v)
 		}
 	}
 	return s

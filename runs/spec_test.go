@@ -106,3 +106,24 @@ func TestBM25ConstantsMakeDifferentRuns(t *testing.T) {
 		t.Errorf("the defaults, given or not, are one run: %s %s", id(def), id(explicit))
 	}
 }
+
+// A parameter or a component name naming a URL with credentials (a
+// notebook's -p endpoint=..., a system configured with a server address)
+// reaches the spec, the store and the manifest without them; the host
+// stays, so two servers are two runs.
+func TestSpecLeavesURLCredentialsOut(t *testing.T) {
+	d, flat := sampleFlat(t)
+	spec := SpecOf(d, Config{System: flat, K: 5, Params: map[string]string{
+		"server": "http://alice:SECRET-pw@10.0.0.5:8080/v1?api_key=SECRET-key&region=eu"}})
+	js := spec.JSON()
+	if strings.Contains(js, "SECRET") || strings.Contains(js, "alice") {
+		t.Fatalf("the spec holds a credential: %s", js)
+	}
+	if !strings.Contains(js, "10.0.0.5:8080/v1") || !strings.Contains(js, "region=eu") {
+		t.Fatalf("the spec lost the server's address: %s", js)
+	}
+	other := SpecOf(d, Config{System: flat, K: 5, Params: map[string]string{"server": "http://10.0.0.6:8080/v1"}})
+	if spec.ID() == other.ID() {
+		t.Fatal("two servers share a run id")
+	}
+}

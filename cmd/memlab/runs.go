@@ -14,11 +14,19 @@ import (
 	"github.com/memlab/memlab/runs"
 )
 
-// cmdRuns is `memlab runs list|show|diff|export`.
-func cmdRuns(args []string, stdout io.Writer) error {
+// cmdRuns is `memlab runs list|show|diff|export`. What it prints goes
+// through a redactingWriter: no URL credential a store may hold is shown.
+func cmdRuns(args []string, stdout io.Writer) (err error) {
 	if len(args) == 0 {
 		return usagef("runs needs a subcommand: list, show, diff or export")
 	}
+	rw := newRedactingWriter(stdout)
+	defer func() {
+		if cerr := rw.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	stdout = rw
 	switch args[0] {
 	case "list":
 		return runsList(args[1:], stdout)
@@ -344,7 +352,12 @@ func runsExport(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("runs export: %w", err)
 	}
-	if err := write(f, recs); err != nil {
+	fw := newRedactingWriter(f)
+	if err := write(fw, recs); err != nil {
+		f.Close()
+		return fmt.Errorf("runs export to %s: %w", *out, err)
+	}
+	if err := fw.Close(); err != nil {
 		f.Close()
 		return fmt.Errorf("runs export to %s: %w", *out, err)
 	}

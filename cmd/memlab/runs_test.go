@@ -14,6 +14,7 @@ import (
 	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/internal/sqlitedb"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/runs"
 )
@@ -215,5 +216,49 @@ func TestRunsDiffFlips(t *testing.T) {
 	}
 	if code, _, errOut := memlab(t, "runs", "diff", "-store", path, "-flips", "nope", a.ID, b.ID); code == 0 || !strings.Contains(errOut, "nope") {
 		t.Errorf("unknown metric: exit %d, %s", code, errOut)
+	}
+}
+
+// A store written before specs were redacted may hold a URL's credentials
+// in a run's spec and name: runs list, show and export (to stdout and to a
+// file) never print them, and keep the host.
+func TestRunsCommandsNeverShowStoredCredentials(t *testing.T) {
+	path, a, _ := runStore(t)
+	const cred = "http://alice:SECRET-pw@10.0.0.5:8080/v1?token=SECRET-tok"
+	db, _, err := sqlitedb.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As an older memlab wrote it: the credential in the system's name and
+	// a parameter of the spec.
+	if _, err := db.Exec(`UPDATE runs SET system = system || ' ' || ?, spec = replace(spec, '"seed":"7"', '"seed":"7","server":"' || ? || '"') WHERE id = ?`,
+		cred, cred, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	exported := filepath.Join(t.TempDir(), "out.jsonl")
+	for _, args := range [][]string{
+		{"runs", "list", "-store", path},
+		{"runs", "show", "-store", path, a.ID},
+		{"runs", "export", "-store", path, "-format", "jsonl", a.ID},
+		{"runs", "export", "-store", path, "-format", "csv", "-o", exported, a.ID},
+	} {
+		code, out, stderr := memlab(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		if args[1] == "export" && strings.Contains(strings.Join(args, " "), "-o") {
+			b, err := os.ReadFile(exported)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = string(b)
+		}
+		if strings.Contains(out+stderr, "SECRET") || strings.Contains(out+stderr, "alice") {
+			t.Errorf("%v prints a stored credential:\n%s%s", args, out, stderr)
+		}
+		if args[1] == "show" && !strings.Contains(out, "10.0.0.5:8080") {
+			t.Errorf("runs show lost the host:\n%s", out)
+		}
 	}
 }
