@@ -80,16 +80,24 @@ func continues(t token.Token) bool {
 }
 
 func (k *Kernel) handleIsComplete(s *socket, m *Message) {
-	var c struct {
-		Code string `json:"code"`
-	}
+	var c IsCompleteRequest
 	k.decode(m, &c)
 	status, indent := IsComplete(c.Code)
-	content := map[string]any{"status": status}
+	r := IsCompleteReply{Status: status}
 	if status == "incomplete" {
-		content["indent"] = indent
+		r.Indent = &indent
 	}
-	k.reply(s, m, "is_complete_reply", content)
+	k.reply(s, m, r)
+}
+
+// cursor is a request's cursor_pos in code points: the end of code when it
+// is missing, negative or past the end.
+func cursor(code string, pos *int) int {
+	n := utf8.RuneCountInString(code)
+	if pos != nil && *pos >= 0 && *pos < n {
+		return *pos
+	}
+	return n
 }
 
 // runeToByte converts a cursor position in code points (protocol 5.2+)
@@ -306,22 +314,14 @@ func (k *Kernel) describe(sc kernel.Scope, name string, withValue bool) kernel.V
 }
 
 func (k *Kernel) handleComplete(s *socket, m *Message) {
-	var c struct {
-		Code      string `json:"code"`
-		CursorPos *int   `json:"cursor_pos"`
-	}
+	var c CompleteRequest
 	k.decode(m, &c)
-	pos := utf8.RuneCountInString(c.Code)
-	if c.CursorPos != nil && *c.CursorPos >= 0 && *c.CursorPos < pos {
-		pos = *c.CursorPos
-	}
-	cur := runeToByte(c.Code, pos)
-	matches, start := k.Completions(c.Code, cur)
-	k.reply(s, m, "complete_reply", map[string]any{
-		"status":       "ok",
-		"matches":      matches,
-		"cursor_start": utf8.RuneCountInString(c.Code[:start]),
-		"cursor_end":   pos,
-		"metadata":     map[string]any{},
+	pos := cursor(c.Code, c.CursorPos)
+	matches, start := k.Completions(c.Code, runeToByte(c.Code, pos))
+	k.reply(s, m, CompleteReply{
+		Status:      StatusOK,
+		Matches:     matches,
+		CursorStart: utf8.RuneCountInString(c.Code[:start]),
+		CursorEnd:   pos,
 	})
 }

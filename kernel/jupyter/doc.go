@@ -23,6 +23,20 @@
 // warns once in its log when it starts so. Parent headers are echoed as the raw header bytes, and
 // empty dicts are always sent as {} (never null).
 //
+// # Messages
+//
+// Every content the kernel sends or decodes is a struct of messages.go,
+// one per message type (KernelInfoReply, ExecuteRequest, ExecuteReply,
+// Stream, DisplayData, ...), with the field names of the messaging spec and
+// encoded with encoding/json; its MsgType method gives the header's
+// msg_type, so a content cannot go out under another type's name. Fields
+// the spec requires are always sent; dicts and lists are Dict, MIMEBundle
+// and List, which encode nil as {} and [], never null. An execute_reply
+// carries user_expressions and payload when its status is "ok", ename,
+// evalue and traceback when it is "error", and only its execution_count
+// when it is "aborted", as the spec says. Requests decode leniently: a
+// missing field takes its default.
+//
 // # Dispatch
 //
 // Every request is wrapped in iopub status busy ... idle (kernel_info too:

@@ -11,16 +11,6 @@ import (
 	"github.com/memlab/memlab/kernel"
 )
 
-// executeRequest is the content of an execute_request; pointers tell
-// missing fields from false.
-type executeRequest struct {
-	Code         string `json:"code"`
-	Silent       bool   `json:"silent"`
-	StoreHistory *bool  `json:"store_history"`
-	AllowStdin   bool   `json:"allow_stdin"`
-	StopOnError  *bool  `json:"stop_on_error"`
-}
-
 // abortWindow is how long the executor waits for more queued requests to
 // abort after a failed cell with stop_on_error.
 const abortWindow = 20 * time.Millisecond
@@ -44,9 +34,7 @@ func (k *Kernel) abortQueued() {
 		select {
 		case m := <-k.execQ:
 			k.withStatus(m, func() {
-				k.reply(k.socks.shell, m, "execute_reply", map[string]any{
-					"status": "aborted", "execution_count": k.count, "user_expressions": map[string]any{}, "payload": []any{},
-				})
+				k.reply(k.socks.shell, m, executeAborted(k.count))
 			})
 		case <-time.After(abortWindow):
 			return
@@ -59,17 +47,17 @@ func (k *Kernel) abortQueued() {
 // before the reply goes out, so that a request sent after the client saw
 // the error is never aborted.
 func (k *Kernel) execute(m *Message) {
-	var c executeRequest
+	var c ExecuteRequest
 	if !k.decode(m, &c) {
-		c = executeRequest{}
+		c = ExecuteRequest{}
 	}
 	store := c.StoreHistory == nil || *c.StoreHistory
 	if c.Silent {
 		store = false
 	}
 	stopOnError := c.StopOnError == nil || *c.StopOnError
-	k.publish(m, "status", map[string]any{"execution_state": "busy"})
-	defer k.publish(m, "status", map[string]any{"execution_state": "idle"})
+	k.publish(m, KernelStatus{ExecutionState: StateBusy})
+	defer k.publish(m, KernelStatus{ExecutionState: StateIdle})
 
 	empty := strings.TrimSpace(c.Code) == ""
 	if store && !empty {
@@ -77,11 +65,10 @@ func (k *Kernel) execute(m *Message) {
 	}
 	n := k.count
 	if !c.Silent {
-		k.publish(m, "execute_input", map[string]any{"code": c.Code, "execution_count": n})
+		k.publish(m, ExecuteInput{Code: c.Code, ExecutionCount: n})
 	}
-	ok := map[string]any{"status": "ok", "execution_count": n, "user_expressions": map[string]any{}, "payload": []any{}}
 	if empty {
-		k.reply(k.socks.shell, m, "execute_reply", ok)
+		k.reply(k.socks.shell, m, executeOK(n))
 		return
 	}
 
@@ -105,28 +92,21 @@ func (k *Kernel) execute(m *Message) {
 		k.histMu.Unlock()
 	}
 	if res.Value != "" && !c.Silent {
-		k.publish(m, "execute_result", map[string]any{
-			"execution_count": n, "data": map[string]any{"text/plain": res.Value}, "metadata": map[string]any{},
-		})
+		k.publish(m, ExecuteResult{ExecutionCount: n, Data: MIMEBundle{"text/plain": res.Value}})
 	}
 	if res.Err != nil {
 		ename, evalue, tb := kernel.ErrorParts(res.Err)
-		if tb == nil {
-			tb = []string{}
-		}
+		e := ErrorContent{Ename: ename, Evalue: evalue, Traceback: tb}
 		if !c.Silent {
-			k.publish(m, "error", map[string]any{"ename": ename, "evalue": evalue, "traceback": tb})
+			k.publish(m, e)
 		}
 		if stopOnError {
 			k.abortQueued()
 		}
-		k.reply(k.socks.shell, m, "execute_reply", map[string]any{
-			"status": "error", "execution_count": n, "ename": ename, "evalue": evalue, "traceback": tb,
-			"user_expressions": map[string]any{}, "payload": []any{},
-		})
+		k.reply(k.socks.shell, m, executeError(n, e))
 		return
 	}
-	k.reply(k.socks.shell, m, "execute_reply", ok)
+	k.reply(k.socks.shell, m, executeOK(n))
 }
 
 // onOutput receives the session's outputs while a cell runs.
@@ -141,18 +121,19 @@ func (k *Kernel) onOutput(o kernel.CellOutput) {
 	case kernel.OutStdout, kernel.OutStderr:
 		fw.stream(string(o.Kind), o.Text)
 	case kernel.OutDisplay:
-		t := "display_data"
+		d := DisplayData{Data: displayData(o.Display), Transient: Transient{DisplayID: o.Display.DisplayID}}
 		if o.Display.Update && o.Display.DisplayID != "" {
-			t = "update_display_data"
+			fw.display(UpdateDisplayData(d))
+		} else {
+			fw.display(d)
 		}
-		fw.display(t, displayData(o.Display), o.Display.DisplayID)
 	}
 }
 
 // displayData is the MIME bundle of a display package output, as the
 // .ipynb of memlab run has it.
-func displayData(d display.Output) map[string]any {
-	data := map[string]any{"text/plain": d.Text}
+func displayData(d display.Output) MIMEBundle {
+	data := MIMEBundle{"text/plain": d.Text}
 	if d.Markdown != "" {
 		data["text/markdown"] = d.Markdown
 	}
@@ -233,11 +214,13 @@ func (f *forwarder) flushLocked() {
 	if f.pending.Len() == 0 {
 		return
 	}
-	f.k.publish(f.parent, "stream", map[string]any{"name": f.name, "text": f.pending.String()})
+	f.k.publish(f.parent, Stream{Name: f.name, Text: f.pending.String()})
 	f.pending.Reset()
 }
 
-func (f *forwarder) display(msgType string, data map[string]any, id string) {
+// display publishes a display_data or update_display_data after the
+// pending stream text.
+func (f *forwarder) display(c Content) {
 	if f.silent {
 		return
 	}
@@ -247,11 +230,7 @@ func (f *forwarder) display(msgType string, data map[string]any, id string) {
 		return
 	}
 	f.flushLocked()
-	transient := map[string]any{}
-	if id != "" {
-		transient["display_id"] = id
-	}
-	f.k.publish(f.parent, msgType, map[string]any{"data": data, "metadata": map[string]any{}, "transient": transient})
+	f.k.publish(f.parent, c)
 }
 
 // close stops the ticker and flushes what is left.

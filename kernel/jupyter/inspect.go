@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/memlab/memlab/kernel"
 )
@@ -332,19 +331,12 @@ func varDoc(parts []string, vi kernel.VarInfo) string {
 }
 
 func (k *Kernel) handleInspect(s *socket, m *Message) {
-	var c struct {
-		Code      string `json:"code"`
-		CursorPos *int   `json:"cursor_pos"`
-	}
+	var c InspectRequest
 	k.decode(m, &c)
-	pos := utf8.RuneCountInString(c.Code)
-	if c.CursorPos != nil && *c.CursorPos >= 0 && *c.CursorPos < pos {
-		pos = *c.CursorPos
-	}
-	text, found := k.Inspect(c.Code, runeToByte(c.Code, pos))
-	data := map[string]any{}
+	text, found := k.Inspect(c.Code, runeToByte(c.Code, cursor(c.Code, c.CursorPos)))
+	data := MIMEBundle{}
 	if found {
 		data["text/plain"] = text
 	}
-	k.reply(s, m, "inspect_reply", map[string]any{"status": "ok", "found": found, "data": data, "metadata": map[string]any{}})
+	k.reply(s, m, InspectReply{Status: StatusOK, Found: found, Data: data})
 }

@@ -177,7 +177,7 @@ func Start(ctx context.Context, ci *ConnectionInfo, cfg Config) (*Kernel, error)
 	go k.serve(k.socks.shell)
 	go k.serve(k.socks.control)
 	go k.executor()
-	k.publish(nil, "status", map[string]any{"execution_state": "starting"})
+	k.publish(nil, KernelStatus{ExecutionState: StateStarting})
 	return k, nil
 }
 
@@ -277,7 +277,7 @@ func (k *Kernel) dispatch(s *socket, m *Message) {
 		case "interrupt_request":
 			k.withStatus(m, func() {
 				k.interrupt()
-				k.reply(s, m, "interrupt_reply", map[string]any{"status": "ok"})
+				k.reply(s, m, InterruptReply{Status: StatusOK})
 			})
 			return
 		}
@@ -309,13 +309,15 @@ func (k *Kernel) dispatch(s *socket, m *Message) {
 
 // withStatus publishes busy, runs f, then publishes idle.
 func (k *Kernel) withStatus(m *Message, f func()) {
-	k.publish(m, "status", map[string]any{"execution_state": "busy"})
-	defer k.publish(m, "status", map[string]any{"execution_state": "idle"})
+	k.publish(m, KernelStatus{ExecutionState: StateBusy})
+	defer k.publish(m, KernelStatus{ExecutionState: StateIdle})
 	f()
 }
 
-// send sends a message of msgType with parent p on s (identities of p).
-func (k *Kernel) send(s *socket, idents [][]byte, p *Message, msgType string, content any) {
+// send sends content with parent p on s (identities of p); its msg_type
+// is content's.
+func (k *Kernel) send(s *socket, idents [][]byte, p *Message, content Content) {
+	msgType := content.MsgType()
 	c, err := marshalContent(content)
 	if err != nil {
 		k.log.Printf("encode %s: %v", msgType, err)
@@ -336,14 +338,14 @@ func (k *Kernel) send(s *socket, idents [][]byte, p *Message, msgType string, co
 }
 
 // reply answers request p on the socket it came from.
-func (k *Kernel) reply(s *socket, p *Message, msgType string, content any) {
-	k.send(s, p.Identities, p, msgType, content)
+func (k *Kernel) reply(s *socket, p *Message, content Content) {
+	k.send(s, p.Identities, p, content)
 }
 
 // publish broadcasts on iopub with parent p (nil: none).
-func (k *Kernel) publish(p *Message, msgType string, content any) {
-	topic := []byte("kernel." + k.id + "." + msgType)
-	k.send(k.socks.iopub, [][]byte{topic}, p, msgType, content)
+func (k *Kernel) publish(p *Message, content Content) {
+	topic := []byte("kernel." + k.id + "." + content.MsgType())
+	k.send(k.socks.iopub, [][]byte{topic}, p, content)
 }
 
 func (k *Kernel) decode(m *Message, v any) bool {
@@ -365,59 +367,51 @@ func (k *Kernel) version() string {
 }
 
 func (k *Kernel) handleKernelInfo(s *socket, m *Message) {
-	k.reply(s, m, "kernel_info_reply", map[string]any{
-		"status":                 "ok",
-		"protocol_version":       ProtocolVersion,
-		"implementation":         "memlab",
-		"implementation_version": k.version(),
-		"language_info": map[string]any{
-			"name":               "go",
-			"version":            strings.TrimPrefix(runtime.Version(), "go"),
-			"mimetype":           "text/x-go",
-			"file_extension":     ".go",
-			"pygments_lexer":     "go",
-			"codemirror_mode":    "go",
-			"nbconvert_exporter": "script",
+	k.reply(s, m, KernelInfoReply{
+		Status:                StatusOK,
+		ProtocolVersion:       ProtocolVersion,
+		Implementation:        "memlab",
+		ImplementationVersion: k.version(),
+		LanguageInfo: LanguageInfo{
+			Name:              "go",
+			Version:           strings.TrimPrefix(runtime.Version(), "go"),
+			Mimetype:          "text/x-go",
+			FileExtension:     ".go",
+			PygmentsLexer:     "go",
+			CodemirrorMode:    "go",
+			NbconvertExporter: "script",
 		},
-		"banner": "memlab: Go notebooks interpreted by yaegi, with memlab, gonum and gonum/plot packages",
-		"help_links": []map[string]string{
-			{"text": "memlab kernel", "url": "https://github.com/memlab/memlab/tree/main/kernel"},
-			{"text": "yaegi", "url": "https://github.com/traefik/yaegi"},
+		Banner: "memlab: Go notebooks interpreted by yaegi, with memlab, gonum and gonum/plot packages",
+		HelpLinks: List[HelpLink]{
+			{Text: "memlab kernel", URL: "https://github.com/memlab/memlab/tree/main/kernel"},
+			{Text: "yaegi", URL: "https://github.com/traefik/yaegi"},
 		},
-		"debugger": false,
+		Debugger: false,
 	})
 }
 
 func (k *Kernel) handleShutdown(s *socket, m *Message) {
-	var c struct {
-		Restart bool `json:"restart"`
-	}
+	var c ShutdownRequest
 	k.decode(m, &c)
 	k.interrupt()
-	k.reply(s, m, "shutdown_reply", map[string]any{"status": "ok", "restart": c.Restart})
+	k.reply(s, m, ShutdownReply{Status: StatusOK, Restart: c.Restart})
 	defer k.shutdown() // after idle
 }
 
 func (k *Kernel) handleCommInfo(s *socket, m *Message) {
-	k.reply(s, m, "comm_info_reply", map[string]any{"status": "ok", "comms": map[string]any{}})
+	k.reply(s, m, CommInfoReply{Status: StatusOK, Comms: map[string]CommInfo{}})
 }
 
 func (k *Kernel) handleCommOpen(s *socket, m *Message) {
-	var c struct {
-		CommID string `json:"comm_id"`
-	}
-	if k.decode(m, &c) && c.CommID != "" {
-		k.publish(m, "comm_close", map[string]any{"comm_id": c.CommID, "data": map[string]any{}})
+	var c CommOpen
+	k.decode(m, &c) // a bad data field still leaves comm_id
+	if c.CommID != "" {
+		k.publish(m, CommClose{CommID: c.CommID})
 	}
 }
 
 func (k *Kernel) handleHistory(s *socket, m *Message) {
-	var c struct {
-		Output         bool   `json:"output"`
-		HistAccessType string `json:"hist_access_type"`
-		N              int    `json:"n"`
-		Pattern        string `json:"pattern"`
-	}
+	var c HistoryRequest
 	k.decode(m, &c)
 	k.histMu.Lock()
 	hist := append([]histEntry(nil), k.history...)
@@ -436,19 +430,15 @@ func (k *Kernel) handleHistory(s *socket, m *Message) {
 		}
 		hist = keep
 	}
-	out := []any{}
+	out := List[HistoryEntry]{}
 	for _, h := range hist {
-		if c.Output {
-			var o any
-			if h.text != "" {
-				o = h.text
-			}
-			out = append(out, []any{1, h.count, []any{h.input, o}})
-		} else {
-			out = append(out, []any{1, h.count, h.input})
+		e := HistoryEntry{Session: 1, Line: h.count, Input: h.input, WithOutput: c.Output}
+		if c.Output && h.text != "" {
+			e.Output = &h.text
 		}
+		out = append(out, e)
 	}
-	k.reply(s, m, "history_reply", map[string]any{"status": "ok", "history": out})
+	k.reply(s, m, HistoryReply{Status: StatusOK, History: out})
 }
 
 // interrupt cancels the running cell, if any.

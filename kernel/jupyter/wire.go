@@ -239,9 +239,10 @@ func newHeader(session, msgType string) Header {
 	}
 }
 
-// marshalContent encodes a content value, which must not hold nil maps or
-// slices where the protocol wants {} or [] (the content types here use
-// non-nil values).
+// marshalContent encodes a content value without HTML escaping. The
+// content types of messages.go hold their dicts and lists as Dict,
+// MIMEBundle and List, which encode nil as {} or [] where a plain map or
+// slice would give null.
 func marshalContent(v any) (json.RawMessage, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
