@@ -1,6 +1,9 @@
-// Package kernel runs Go notebooks: a yaegi interpreter session whose state
-// persists across cells, the notebook file format, the parameter injection
-// and the runner that writes a Jupyter .ipynb and a Markdown report.
+// Package kernel is the interpreter session of memlab's notebooks: a yaegi
+// interpreter whose state persists across cells, running one cell at a
+// time with its output captured and its errors in cell coordinates. The
+// notebook file format and its runner (package kernel/notebook), the
+// Jupyter kernel (kernel/jupyter) and the supervised worker process
+// (kernel/worker) are built on it.
 //
 // # Session
 //
@@ -24,41 +27,27 @@
 //     display outputs are captured per cell, in order;
 //   - the value of a trailing expression is returned for Out[n].
 //
-// # Notebook files
+// # Describing variables
 //
-// A notebook is a Go file in jupytext's "percent" format:
+// DescribeVar and VarInfo describe a session variable as plain data, for
+// front ends whose session lives in another process. Executor is what runs
+// cells: a *Session here, or a worker process (kernel/worker).
 //
-//	//go:build ignore
+// # Imports
 //
-//	// %% [markdown]
-//	// # Title
-//	// Some text.
-//
-//	// %% [parameters]
-//	n := 100
-//	name := "clonemem"
-//
-//	// %%
-//	fmt.Println(name, n)
-//
-// Lines before the first "// %%" marker form a header that is not a cell.
-// "// %% tags=["parameters"]" (jupytext) marks the parameters cell too.
-// ApplyParams overrides parameters papermill-style by inserting an
-// "injected-parameters" cell after the parameters cell.
-//
-// # Runner
-//
-// Run executes a notebook in a fresh session, stops at the first error and
-// writes <base>.ipynb (nbformat 4.5) and <base>.md (a report) into the output
-// directory. DescribeVar and VarInfo describe a session variable as plain
-// data, for front ends whose session lives in another process.
+// kernel imports display and internal/displayhost (the cells' rich output)
+// and yaegi. It must not import its sub-packages (kernel/notebook,
+// kernel/jupyter, kernel/worker: they import it), stdlib (the symbol tables
+// come in Options.Symbols), nor the domain packages (datasets, retrieval,
+// generate, judge, runs, llm, analysis): a cell reaches them through the
+// symbol tables only.
 //
 // # Limits (yaegi v0.16.1)
 //
 // No min/max builtins, no range over int or func; cancelling a cell cannot
 // stop a compiled call in progress; a panic in a goroutine started by a cell
 // kills the process. See docs/yaegi.md. Package kernel/worker runs a Session
-// in a supervised child process to survive that: Run takes it through
-// RunOptions.NewExecutor (an Executor), and `memlab run` and `memlab kernel`
-// use it.
+// in a supervised child process to survive that: kernel/notebook's Run
+// takes it through RunOptions.NewExecutor (an Executor), and `memlab run`
+// and `memlab kernel` use it.
 package kernel

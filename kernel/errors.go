@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -86,3 +87,51 @@ func cleanMsg(msg string) string {
 // unwinds ("2000004:2: panic: main.f(...)"). yaegi gives the position where
 // the frame's block starts, not the failing statement.
 var panicRE = regexp.MustCompile(`^(?:_\.go:)?(\d{7,}):(\d+): panic: (.*)\(\.\.\.\)\n?$`)
+
+// ErrorParts gives a cell error as Jupyter shows it, in the Jupyter
+// kernel's error messages and in the .ipynb of package kernel/notebook
+// alike: ename ("SyntaxError", "CompileError", "Panic", "Interrupted",
+// "Crash" or "Error"), evalue (the message without its position) and the
+// traceback (the error with its cell and line, then the panic frames).
+func ErrorParts(err error) (name, evalue string, tb []string) {
+	var ce *CellError
+	if errors.As(err, &ce) {
+		evalue = ce.Msg
+	} else {
+		evalue = err.Error()
+	}
+	return ename(err), evalue, traceback(err)
+}
+
+// ename names a cell error for Jupyter.
+func ename(err error) string {
+	var ce *CellError
+	if !errors.As(err, &ce) {
+		return "Error"
+	}
+	switch ce.Kind {
+	case "syntax":
+		return "SyntaxError"
+	case "compile":
+		return "CompileError"
+	case "panic":
+		return "Panic"
+	case "interrupted":
+		return "Interrupted"
+	case "crash":
+		return "Crash"
+	}
+	return "Error"
+}
+
+// traceback lists the error line then the panic frames.
+func traceback(err error) []string {
+	tb := []string{err.Error()}
+	var ce *CellError
+	if errors.As(err, &ce) {
+		for _, t := range ce.Trace {
+			tb = append(tb, "  "+t)
+		}
+	}
+	return tb
+}

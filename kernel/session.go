@@ -811,18 +811,3 @@ func (s *Session) Scope() (sc Scope, ok bool) {
 	}
 	return sc, true
 }
-
-// ErrorParts gives a cell error as Jupyter shows it, exactly as in the
-// .ipynb written by Run: ename ("SyntaxError", "CompileError", "Panic",
-// "Interrupted", "Crash" or "Error"), evalue (the message without its
-// position) and the traceback (the error with its cell and line, then the
-// panic frames).
-func ErrorParts(err error) (name, evalue string, tb []string) {
-	var ce *CellError
-	if errors.As(err, &ce) {
-		evalue = ce.Msg
-	} else {
-		evalue = err.Error()
-	}
-	return ename(err), evalue, traceback(err)
-}

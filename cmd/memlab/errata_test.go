@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/memlab/memlab/datasets"
-	"github.com/memlab/memlab/kernel"
+	"github.com/memlab/memlab/kernel/notebook"
 	"github.com/memlab/memlab/runs"
 )
 
@@ -161,7 +161,7 @@ func TestEveryNotebookTakesErrata(t *testing.T) {
 		t.Fatalf("notebooks: %v %v", paths, err)
 	}
 	for _, p := range paths {
-		nb, err := kernel.Parse(p)
+		nb, err := notebook.Parse(p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memlab/memlab/kernel"
+	"github.com/memlab/memlab/kernel/notebook"
 )
 
 func TestInstallWritesKernelspec(t *testing.T) {
@@ -83,7 +83,7 @@ func TestKernelAndInstallUsageErrors(t *testing.T) {
 
 // unexecutedIpynb writes the notebook as nbformat 4.5 without outputs, with
 // the memlab kernelspec in its metadata.
-func unexecutedIpynb(t *testing.T, nb *kernel.Notebook, path string) {
+func unexecutedIpynb(t *testing.T, nb *notebook.Notebook, path string) {
 	t.Helper()
 	lines := func(s string) []string {
 		parts := strings.SplitAfter(s, "\n")
@@ -95,7 +95,7 @@ func unexecutedIpynb(t *testing.T, nb *kernel.Notebook, path string) {
 	var cells []map[string]any
 	for i, c := range nb.Cells {
 		cell := map[string]any{"id": fmt.Sprintf("cell-%d", i+1), "cell_type": c.Kind, "metadata": map[string]any{}, "source": lines(c.Source)}
-		if c.Kind == kernel.KindCode {
+		if c.Kind == notebook.KindCode {
 			cell["execution_count"] = nil
 			cell["outputs"] = []any{}
 		}
@@ -221,7 +221,7 @@ func TestNbconvertRunsQuickstartLikeMemlabRun(t *testing.T) {
 		t.Fatalf("memlab install: %v\n%s", err, out)
 	}
 
-	nb, err := kernel.Parse("../../notebooks/quickstart.go")
+	nb, err := notebook.Parse("../../notebooks/quickstart.go")
 	if err != nil {
 		t.Fatal(err)
 	}

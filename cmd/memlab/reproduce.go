@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/memlab/memlab/kernel"
+	"github.com/memlab/memlab/kernel/notebook"
 	"github.com/memlab/memlab/runs"
 	"github.com/memlab/memlab/stdlib"
 	"github.com/traefik/yaegi/interp"
@@ -142,7 +142,7 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	if m.CodeVersion != runs.CodeVersion() {
 		fmt.Fprintf(stderr, "memlab reproduce: the manifest was made by %s, this is %s\n", m.CodeVersion, runs.CodeVersion())
 	}
-	nb, err := kernel.Parse(m.Notebook.Path)
+	nb, err := notebook.Parse(m.Notebook.Path)
 	if err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	defer remove()
 	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
 	defer stop()
-	if _, err := kernel.Run(ctx, nb, kernel.RunOptions{OutDir: dir, Symbols: []interp.Exports{stdlib.Symbols}}); err != nil {
+	if _, err := notebook.Run(ctx, nb, notebook.RunOptions{OutDir: dir, Symbols: []interp.Exports{stdlib.Symbols}}); err != nil {
 		return fmt.Errorf("rerunning %s: %w", m.Notebook.Path, err)
 	}
 	diffs := runs.Reproduce(m, got)

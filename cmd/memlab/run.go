@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/memlab/memlab/kernel"
+	"github.com/memlab/memlab/kernel/notebook"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/runs"
 	"github.com/memlab/memlab/stdlib"
@@ -56,7 +57,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 1 {
 		return usagef("run takes one notebook, got %d arguments", len(pos))
 	}
-	nb, err := kernel.Parse(pos[0])
+	nb, err := notebook.Parse(pos[0])
 	if err != nil {
 		return err
 	}
@@ -84,7 +85,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		})
 		defer remove()
 	}
-	ropts := kernel.RunOptions{
+	ropts := notebook.RunOptions{
 		OutDir:  *outDir,
 		Symbols: []interp.Exports{stdlib.Symbols},
 		Stdout:  stdout,
@@ -122,7 +123,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}()
 	started := time.Now()
-	res, err := kernel.Run(ctx, nb, ropts)
+	res, err := notebook.Run(ctx, nb, ropts)
 	close(ran)
 	saySignal()
 	if res != nil && res.Ipynb != "" && !*sf.noStore {

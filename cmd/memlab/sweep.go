@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/memlab/memlab/analysis"
-	"github.com/memlab/memlab/kernel"
+	"github.com/memlab/memlab/kernel/notebook"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/runs"
 	"github.com/memlab/memlab/stdlib"
@@ -65,7 +65,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		return usagef("sweep needs at least one -p name=v1,v2 axis")
 	}
 	path := pos[0]
-	nb, err := kernel.Parse(path)
+	nb, err := notebook.Parse(path)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 			return nil, fmt.Errorf("not run: %w", err)
 		}
 		fmt.Fprintf(stderr, "memlab sweep: point %d of %d: %s\n", n, len(grid), name)
-		nb, err := kernel.Parse(path)
+		nb, err := notebook.Parse(path)
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +110,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		var got []*runs.Result
 		remove := runs.Observe(func(r *runs.Result) { got = append(got, r) })
 		defer remove()
-		_, err = kernel.Run(ctx, nb, kernel.RunOptions{
+		_, err = notebook.Run(ctx, nb, notebook.RunOptions{
 			OutDir:  filepath.Join(dir, name),
 			Symbols: []interp.Exports{stdlib.Symbols},
 		})

@@ -98,7 +98,7 @@ func workerArgs(f storeFlags, dir string, echo, live bool) []string {
 	return args
 }
 
-// runExecutor returns the kernel.RunOptions.NewExecutor of `memlab run`:
+// runExecutor returns the notebook.RunOptions.NewExecutor of `memlab run`:
 // a worker process whose own stdout and stderr are the command's.
 func runExecutor(f storeFlags, stdout, stderr io.Writer) func(kernel.Options) (kernel.Executor, error) {
 	return func(o kernel.Options) (kernel.Executor, error) {

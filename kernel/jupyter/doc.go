@@ -72,4 +72,11 @@
 //
 // Install writes kernel.json (argv: the absolute memlab binary, "kernel",
 // "{connection_file}"; interrupt_mode "message"; language go) and logos.
+//
+// # Imports
+//
+// jupyter imports package kernel (the session) and display. It must not
+// import kernel/notebook (the file format is not the kernel's business),
+// kernel/worker (a worker session comes in through Config.NewSession),
+// stdlib (Config.Symbols), nor the domain packages.
 package jupyter

@@ -1,4 +1,4 @@
-package kernel
+package notebook
 
 import (
 	"bytes"
@@ -19,13 +19,18 @@ var update = flag.Bool("update", false, "rewrite testdata/golden.ipynb and testd
 // TestGoldenOutputs pins the bytes of the .ipynb and of the report written
 // for a fixed notebook (testdata/golden.go with two parameters set), with
 // the run's start time and duration fixed. testdata/golden.ipynb and
-// testdata/golden.md were generated with
+// testdata/golden.md were generated, before the writers moved here from
+// package kernel, with
 //
 //	go test ./kernel -run '^TestGoldenOutputs$' -update
 //
-// by the writers as they were before the notebook format left package
-// kernel, so that the move is checked to change no byte. The .ipynb is also
-// checked with nbformat (Debian's python3-nbformat) when it is installed.
+// so that the move is checked to change no byte. Regenerate them only for
+// a change of the output that is meant, and review the diff:
+//
+//	go test ./kernel/notebook -run '^TestGoldenOutputs$' -update
+//
+// The .ipynb is also checked with nbformat (Debian's python3-nbformat)
+// when it is installed.
 func TestGoldenOutputs(t *testing.T) {
 	nb, err := Parse(filepath.Join("testdata", "golden.go"))
 	if err != nil {

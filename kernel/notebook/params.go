@@ -1,4 +1,4 @@
-package kernel
+package notebook
 
 import (
 	"fmt"
@@ -28,12 +28,12 @@ type paramVar struct {
 func (nb *Notebook) ApplyParams(params map[string]string) error {
 	pi := nb.paramCell()
 	if pi < 0 {
-		return fmt.Errorf("kernel: apply parameters to %s: the notebook has no parameters cell (mark one with \"// %%%% [parameters]\")", nb.Path)
+		return fmt.Errorf("notebook: apply parameters to %s: the notebook has no parameters cell (mark one with \"// %%%% [parameters]\")", nb.Path)
 	}
 	pc := &nb.Cells[pi]
 	vars, err := paramVars(pc.Source)
 	if err != nil {
-		return fmt.Errorf("kernel: apply parameters to %s: parameters cell (line %d): %w", nb.Path, pc.Line, err)
+		return fmt.Errorf("notebook: apply parameters to %s: parameters cell (line %d): %w", nb.Path, pc.Line, err)
 	}
 	byName := map[string]paramVar{}
 	var names []string
@@ -51,12 +51,12 @@ func (nb *Notebook) ApplyParams(params map[string]string) error {
 	for _, k := range keys {
 		v, ok := byName[k]
 		if !ok {
-			return fmt.Errorf("kernel: apply parameters to %s: parameter %q is not a variable of the parameters cell (line %d); its variables are: %s",
+			return fmt.Errorf("notebook: apply parameters to %s: parameter %q is not a variable of the parameters cell (line %d); its variables are: %s",
 				nb.Path, k, pc.Line, strings.Join(names, ", "))
 		}
 		lit, err := paramLiteral(v, params[k])
 		if err != nil {
-			return fmt.Errorf("kernel: apply parameters to %s: parameter %q: %w", nb.Path, k, err)
+			return fmt.Errorf("notebook: apply parameters to %s: parameter %q: %w", nb.Path, k, err)
 		}
 		fmt.Fprintf(&b, "%s = %s\n", k, lit)
 	}

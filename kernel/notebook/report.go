@@ -1,4 +1,4 @@
-package kernel
+package notebook
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/memlab/memlab/kernel"
 )
 
 // report renders a run as a Markdown report: title, parameters and run time,
@@ -56,11 +58,11 @@ func report(res *RunResult) string {
 		}
 		for _, o := range r.Outputs {
 			switch o.Kind {
-			case OutStdout:
+			case kernel.OutStdout:
 				b.WriteString(fence(o.Text, ""))
-			case OutStderr:
+			case kernel.OutStderr:
 				b.WriteString("stderr:\n\n" + fence(o.Text, ""))
-			case OutDisplay:
+			case kernel.OutDisplay:
 				d := o.Display
 				switch {
 				case d.PNG != nil || d.SVG != nil:
@@ -78,7 +80,8 @@ func report(res *RunResult) string {
 			fmt.Fprintf(&b, "Out[%d]:\n\n%s", r.Count, fence(r.Value, ""))
 		}
 		if r.Err != nil {
-			b.WriteString("**Error**\n\n" + fence(strings.Join(traceback(r.Err), "\n"), ""))
+			_, _, tb := kernel.ErrorParts(r.Err)
+			b.WriteString("**Error**\n\n" + fence(strings.Join(tb, "\n"), ""))
 		}
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"

@@ -1,4 +1,4 @@
-package kernel
+package notebook
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memlab/memlab/kernel"
+	"github.com/memlab/memlab/stdlib"
 	"github.com/traefik/yaegi/interp"
 )
 
@@ -28,7 +30,7 @@ func runNotebook(t *testing.T, name string, params map[string]string) (*RunResul
 		}
 	}
 	dir := t.TempDir()
-	res, err := Run(context.Background(), nb, RunOptions{OutDir: dir, Symbols: []interp.Exports{displaySymbols}})
+	res, err := Run(context.Background(), nb, RunOptions{OutDir: dir, Symbols: []interp.Exports{stdlib.Symbols}})
 	if res == nil {
 		t.Fatalf("no result: %v", err)
 	}
@@ -166,7 +168,7 @@ func toStrings(v any) []string {
 
 func TestRunStopsAtError(t *testing.T) {
 	res, err, _ := runNotebook(t, "failing.go", nil)
-	var ce *CellError
+	var ce *kernel.CellError
 	if !errors.As(err, &ce) {
 		t.Fatalf("err = %T %v", err, err)
 	}

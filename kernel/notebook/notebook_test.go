@@ -1,4 +1,4 @@
-package kernel
+package notebook
 
 import (
 	"reflect"
@@ -56,7 +56,7 @@ x := n
 	}
 	for _, c := range bad {
 		_, err := ParseSource("nb.go", []byte(c.src))
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "kernel: parse ") {
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "notebook: parse ") {
 			t.Errorf("%s: err = %v, want %q", c.desc, err, c.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package kernel
+package notebook
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/memlab/memlab/kernel"
 )
 
 // The .ipynb structures (nbformat 4.5). Fields are ordered as Jupyter
@@ -176,13 +178,15 @@ func ipynb(res *RunResult) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func cellOutputs(r *CellResult) []nbOutput {
+// cellOutputs are the outputs of one executed cell, in the order produced,
+// then its value and its error.
+func cellOutputs(r *kernel.CellResult) []nbOutput {
 	var outs []nbOutput
 	for _, o := range r.Outputs {
 		switch o.Kind {
-		case OutStdout, OutStderr:
+		case kernel.OutStdout, kernel.OutStderr:
 			outs = append(outs, nbOutput{OutputType: "stream", Name: string(o.Kind), Text: nbLines(o.Text)})
-		case OutDisplay:
+		case kernel.OutDisplay:
 			d := o.Display
 			data := map[string]any{"text/plain": nbLines(d.Text)}
 			if d.Markdown != "" {
@@ -205,13 +209,8 @@ func cellOutputs(r *CellResult) []nbOutput {
 		outs = append(outs, nbOutput{OutputType: "execute_result", ExecutionCount: &n, Data: map[string]any{"text/plain": nbLines(r.Value)}})
 	}
 	if r.Err != nil {
-		var evalue string
-		if ce, ok := r.Err.(*CellError); ok {
-			evalue = ce.Msg
-		} else {
-			evalue = r.Err.Error()
-		}
-		outs = append(outs, nbOutput{OutputType: "error", Ename: ename(r.Err), Evalue: evalue, Traceback: traceback(r.Err)})
+		ename, evalue, tb := kernel.ErrorParts(r.Err)
+		outs = append(outs, nbOutput{OutputType: "error", Ename: ename, Evalue: evalue, Traceback: tb})
 	}
 	if outs == nil {
 		outs = []nbOutput{}

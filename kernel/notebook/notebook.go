@@ -1,9 +1,10 @@
-package kernel
+package notebook
 
 import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -66,7 +67,7 @@ type Notebook struct {
 func Parse(path string) (*Notebook, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("kernel: parse notebook: %w", err)
+		return nil, fmt.Errorf("notebook: parse notebook: %w", err)
 	}
 	return ParseSource(path, b)
 }
@@ -115,7 +116,7 @@ func ParseSource(name string, src []byte) (*Notebook, error) {
 				case strings.HasPrefix(t, "//"):
 					md[i] = t[2:]
 				default:
-					return fmt.Errorf("kernel: parse %s:%d: markdown cell: line is not a // comment", name, cur.Line+i)
+					return fmt.Errorf("notebook: parse %s:%d: markdown cell: line is not a // comment", name, cur.Line+i)
 				}
 			}
 			text = md
@@ -141,7 +142,7 @@ func ParseSource(name string, src []byte) (*Notebook, error) {
 		}
 		c, err := parseMarker(strings.TrimSpace(m[1]))
 		if err != nil {
-			return nil, fmt.Errorf("kernel: parse %s:%d: %w", name, lineNo, err)
+			return nil, fmt.Errorf("notebook: parse %s:%d: %w", name, lineNo, err)
 		}
 		cur = c
 		body = body[:0]
@@ -152,7 +153,7 @@ func ParseSource(name string, src []byte) (*Notebook, error) {
 	}
 	nb.Header = strings.TrimRight(strings.Join(header, "\n"), "\n")
 	if len(nb.Cells) == 0 {
-		return nil, fmt.Errorf("kernel: parse %s: no cells (a cell starts with a \"// %%%%\" line)", name)
+		return nil, fmt.Errorf("notebook: parse %s: no cells (a cell starts with a \"// %%%%\" line)", name)
 	}
 	return nb, nil
 }
@@ -196,4 +197,20 @@ func (nb *Notebook) paramCell() int {
 		}
 	}
 	return -1
+}
+
+// Title is the text of the first Markdown heading of the notebook, or the
+// file name without ".go".
+func (nb *Notebook) Title() string {
+	for _, c := range nb.Cells {
+		if c.Kind != KindMarkdown {
+			continue
+		}
+		for _, l := range strings.Split(c.Source, "\n") {
+			if t := strings.TrimSpace(l); strings.HasPrefix(t, "#") {
+				return strings.TrimSpace(strings.TrimLeft(t, "#"))
+			}
+		}
+	}
+	return strings.TrimSuffix(filepath.Base(nb.Path), ".go")
 }
