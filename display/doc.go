@@ -7,7 +7,7 @@
 //
 //	display.Markdown("## Results\n\nmean = 0.42")
 //	display.Text("plain text, shown as is")
-//	display.Table(runs.RetrievalTable(sums))        // HTML, markdown and text forms
+//	display.Table(reports.RetrievalTable(sums))     // HTML, markdown and text forms
 //	err := display.PNG("hist.png", pngBytes)         // writes OutputDir()/hist.png and shows it
 //	svg, _ := analysis.LinePlot{...}.SVG()
 //	err = display.SVG("recall.svg", svg)
@@ -24,4 +24,19 @@
 // still writes its file into OutputDir (the current directory by default).
 //
 // All functions are safe for concurrent use.
+//
+// # Progress of runs
+//
+// The reporters of a run's progress (runs.Progress) live here too: a bar
+// redrawn in place on a terminal (NewProgressBar), plain lines for logs
+// (NewProgressLines) and, in a notebook, a display updated in place
+// (NewLiveProgress). Each also shows, while no question completes, a model
+// call waiting to retry (llm.Waiting). The host chooses one with
+// runs.SetDefaultProgress.
+//
+// # Dependencies
+//
+// display imports analysis (tables) and llm (the calls waiting to retry).
+// It must not import runs, record, reports or kernel: the packages that
+// show things depend on it, never the reverse.
 package display

@@ -150,7 +150,7 @@ func (j *KnowMeJudge) Rubrics() *RubricSet { return j.rubrics }
 
 // Judge grades answer, a reply to q, against q's reference answer with the
 // rubric of q.Task. The prompt is the one KnowMe-Bench's judge script builds
-// from the item runs.WriteKnowMe exports: the template filled by Render with
+// from the item formats.WriteKnowMe exports: the template filled by Render with
 // the question, ReferenceText(q) and the answer, after the set's system
 // message. A task without rubric gives a FailureNoRubric verdict, a
 // question without reference answer (Question.HasReference) a

@@ -12,7 +12,7 @@ import (
 
 // ReferenceText is a KnowMe question's reference answer as the official
 // judge script (evaluate/run_eval.py) puts it into a prompt: Python's str()
-// of the reference_answer of the item runs.WriteKnowMe exports. A text
+// of the reference_answer of the item formats.WriteKnowMe exports. A text
 // reference is itself; an ordering reference (q.Ordering) is exported as a
 // list of {"rank", "event", "reasoning"} objects, whose str() is Python's
 // list and dict repr, e.g.

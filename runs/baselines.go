@@ -6,6 +6,7 @@ import (
 
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/retrieval"
 )
 
@@ -62,7 +63,7 @@ func Baselines(d *datasets.Dataset, reader generate.Reader, judges []Judge, opts
 // returns the baselines' results first. A system config whose reader or
 // judges differ from the first one's is an error: the grid exists so that
 // every row is read and judged alike.
-func RunWithBaselines(ctx context.Context, d *datasets.Dataset, systems []Config, bopts BaselineOptions, opts Options) ([]*Result, error) {
+func RunWithBaselines(ctx context.Context, d *datasets.Dataset, systems []Config, bopts BaselineOptions, opts Options) ([]*record.Result, error) {
 	if len(systems) == 0 {
 		return nil, fmt.Errorf("runs: run with baselines: no systems")
 	}
@@ -82,7 +83,7 @@ func RunWithBaselines(ctx context.Context, d *datasets.Dataset, systems []Config
 	if err != nil {
 		return nil, err
 	}
-	var out []*Result
+	var out []*record.Result
 	for _, c := range append(base, systems...) {
 		res, err := Run(ctx, d, c, opts)
 		if err != nil {

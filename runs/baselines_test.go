@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/internal/runtest"
+	"github.com/memlab/memlab/reports"
 )
 
 func TestRunWithBaselinesGivesFloorAndCeiling(t *testing.T) {
-	d, flat := sampleFlat(t)
+	d, flat := runtest.SampleFlat(t)
 	ext := generate.NewExtractive()
 	res, err := RunWithBaselines(context.Background(), d, []Config{{System: flat, Reader: ext, K: 10, Label: "system under test"}},
 		BaselineOptions{}, Options{NoStore: true})
@@ -19,12 +21,12 @@ func TestRunWithBaselinesGivesFloorAndCeiling(t *testing.T) {
 	if len(res) != 5 {
 		t.Fatalf("%d results, want 4 baselines and the system", len(res))
 	}
-	byLabel := map[string]Summary{}
+	byLabel := map[string]reports.Summary{}
 	for _, r := range res {
 		if r.Reader != ext.Name() || r.K != 10 {
 			t.Errorf("%s: reader %s k %d", r.Label, r.Reader, r.K)
 		}
-		byLabel[r.Label] = r.Summary()
+		byLabel[r.Label] = reports.SummaryOf(r)
 	}
 	none := byLabel["baseline: no memory"].Retrieval.RecallFlat
 	oracle := byLabel["baseline: oracle evidence (k=10)"].Retrieval.RecallFlat
@@ -40,3 +42,11 @@ func TestRunWithBaselinesGivesFloorAndCeiling(t *testing.T) {
 		t.Errorf("mixed readers: %v", err)
 	}
 }
+
+// namedReader is a reader under another name.
+type namedReader struct {
+	generate.Reader
+	name string
+}
+
+func (n namedReader) Name() string { return n.name }

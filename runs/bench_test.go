@@ -15,13 +15,16 @@ import (
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/llm/cache"
 	"github.com/memlab/memlab/llm/llmtest"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
+	"github.com/memlab/memlab/runstore"
 )
 
 // BenchmarkStorePut measures writing one record (a BM25 run's record of
 // the synthetic dataset, k = 10, hits with text) in its own transaction.
 func BenchmarkStorePut(b *testing.B) {
-	st, err := OpenStore(filepath.Join(b.TempDir(), "runs.db"))
+	st, err := runstore.Open(filepath.Join(b.TempDir(), "runs.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -37,18 +40,18 @@ func BenchmarkStorePut(b *testing.B) {
 		b.Fatal(err)
 	}
 	spec := SpecOf(d, cfg)
-	l, err := st.begin(context.Background(), spec, "bench", false)
+	l, err := st.Begin(context.Background(), spec, "bench", false)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer l.release(retrieval.Meter{}, 0)
-	data, _ := MarshalRecord(res.Records[0])
+	defer l.Release(retrieval.Meter{}, 0)
+	data, _ := record.Marshal(res.Records[0])
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		rec := res.Records[i%len(res.Records)]
 		rec.QuestionID = fmt.Sprintf("q%d", i)
-		if err := st.put(context.Background(), spec.ID(), i, 1, rec); err != nil {
+		if err := st.Put(context.Background(), spec.ID(), i, 1, rec); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -73,7 +76,7 @@ func BenchmarkRun(b *testing.B) {
 	})
 	b.Run("store", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			st, err := OpenStore(filepath.Join(b.TempDir(), fmt.Sprintf("runs%d.db", i)))
+			st, err := runstore.Open(filepath.Join(b.TempDir(), fmt.Sprintf("runs%d.db", i)))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -84,7 +87,7 @@ func BenchmarkRun(b *testing.B) {
 		}
 	})
 	b.Run("resume", func(b *testing.B) {
-		st, err := OpenStore(filepath.Join(b.TempDir(), "runs.db"))
+		st, err := runstore.Open(filepath.Join(b.TempDir(), "runs.db"))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -159,7 +162,7 @@ func BenchmarkPipelineKnowMe(b *testing.B) {
 		b.ReportMetric(float64(calls), "calls")
 		b.ReportMetric(wall.Seconds(), "wall-s")
 		b.ReportMetric(floor.Seconds(), "floor-s")
-		if s := res.Summary(); s.Failed > 0 {
+		if s := reports.SummaryOf(res); s.Failed > 0 {
 			b.Fatalf("%d failed records", s.Failed)
 		}
 		c.Close()

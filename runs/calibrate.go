@@ -17,27 +17,8 @@ import (
 
 	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/record"
 )
-
-// Calibration item kinds: how the candidate answer was made from the
-// question's reference answer.
-const (
-	KindParaphrase      = "paraphrase"       // the reference, reworded: right
-	KindWrongEntity     = "wrong-entity"     // a name replaced by another: wrong
-	KindWrongNumber     = "wrong-number"     // a number, date or time changed: wrong
-	KindVague           = "vague"            // says nothing checkable: wrong
-	KindFalseCommitment = "false-commitment" // commits where the truth is "not known": wrong
-	KindHuman           = "human"            // labelled by a person (ReadCalibrationCSV)
-)
-
-// CalibrationItem is one candidate answer with a known label.
-type CalibrationItem struct {
-	Question datasets.Question
-	Answer   string
-	Kind     string
-	// Right is the label: true for a paraphrase of the reference.
-	Right bool
-}
 
 var (
 	numberRE  = regexp.MustCompile(`\d+`)
@@ -55,7 +36,7 @@ var (
 // adversarial-abstention tasks, a confident commitment (false-commitment).
 // perTask
 // bounds the questions used per task (0 = all).
-func CalibrationSet(d *datasets.Dataset, seed uint64, perTask int) []CalibrationItem {
+func CalibrationSet(d *datasets.Dataset, seed uint64, perTask int) []record.CalibrationItem {
 	r := rand.New(rand.NewPCG(seed, 0))
 	var names []string
 	seen := map[string]bool{}
@@ -69,7 +50,7 @@ func CalibrationSet(d *datasets.Dataset, seed uint64, perTask int) []Calibration
 	}
 	sort.Strings(names)
 	used := map[string]int{}
-	var out []CalibrationItem
+	var out []record.CalibrationItem
 	for _, q := range d.Questions {
 		ref := strings.TrimSpace(q.Answer)
 		if ref == "" {
@@ -81,16 +62,16 @@ func CalibrationSet(d *datasets.Dataset, seed uint64, perTask int) []Calibration
 		used[q.Task]++
 		if abstainRE.MatchString(ref) {
 			out = append(out,
-				CalibrationItem{q, "I can't say: nothing I have tells me that, so I don't know.", KindParaphrase, true},
-				CalibrationItem{q, "Yes, definitely. It happened just as you put it, and I remember it clearly.", KindFalseCommitment, false})
+				calibrationItem(q, "I can't say: nothing I have tells me that, so I don't know.", record.CalibrationParaphrase, true),
+				calibrationItem(q, "Yes, definitely. It happened just as you put it, and I remember it clearly.", record.CalibrationFalseCommitment, false))
 			continue
 		}
-		out = append(out, CalibrationItem{q, "As far as I remember, " + lowerFirst(ref), KindParaphrase, true})
+		out = append(out, calibrationItem(q, "As far as I remember, "+lowerFirst(ref), record.CalibrationParaphrase, true))
 		if locs := numberRE.FindAllStringIndex(ref, -1); len(locs) > 0 {
 			loc := locs[r.IntN(len(locs))]
 			n, _ := strconv.Atoi(ref[loc[0]:loc[1]])
 			changed := strconv.Itoa(n + 1 + r.IntN(9))
-			out = append(out, CalibrationItem{q, ref[:loc[0]] + changed + ref[loc[1]:], KindWrongNumber, false})
+			out = append(out, calibrationItem(q, ref[:loc[0]]+changed+ref[loc[1]:], record.CalibrationWrongNumber, false))
 		}
 		if locs := entityRE.FindAllStringIndex(ref, -1); len(locs) > 0 && len(names) > 1 {
 			var cands [][]int
@@ -106,16 +87,21 @@ func CalibrationSet(d *datasets.Dataset, seed uint64, perTask int) []Calibration
 				for repl == old {
 					repl = names[r.IntN(len(names))]
 				}
-				out = append(out, CalibrationItem{q, ref[:loc[0]] + repl + ref[loc[1]:], KindWrongEntity, false})
+				out = append(out, calibrationItem(q, ref[:loc[0]]+repl+ref[loc[1]:], record.CalibrationWrongEntity, false))
 			}
 		}
-		out = append(out, CalibrationItem{q, "It had to do with the people around me at the time, I think; the details have faded.", KindVague, false})
+		out = append(out, calibrationItem(q, "It had to do with the people around me at the time, I think; the details have faded.", record.CalibrationVague, false))
 		if abstentionTask(q.Task) {
 			// The reference denies the premise: asserting it is wrong.
-			out = append(out, CalibrationItem{q, "Yes, I did. It went just as you say, and I remember it clearly.", KindFalseCommitment, false})
+			out = append(out, calibrationItem(q, "Yes, I did. It went just as you say, and I remember it clearly.", record.CalibrationFalseCommitment, false))
 		}
 	}
 	return out
+}
+
+// calibrationItem is a candidate answer to q of a kind, right or wrong.
+func calibrationItem(q datasets.Question, answer, kind string, right bool) record.CalibrationItem {
+	return record.CalibrationItem{Question: q, Answer: answer, Kind: kind, Right: right}
 }
 
 // abstentionTask reports the tasks whose questions have no committed
@@ -137,31 +123,11 @@ func lowerFirst(s string) string {
 	return strings.ToLower(s[:1]) + s[1:]
 }
 
-// Calibration is how a judge did on a calibration set. A "positive" is a
-// wrong answer: Sensitivity is the share of wrong answers the judge scored
-// below the threshold, Specificity the share of right ones it scored at or
-// above it; Kappa is Cohen's kappa between the labels and its decisions.
-// Failed verdicts are counted, never decided.
-type Calibration struct {
-	Judge, Metric            string
-	Threshold                float64
-	Items, Failed            int
-	Sensitivity, Specificity float64
-	Kappa                    float64
-	// ByKind is the share of each kind's items the judge got right.
-	ByKind map[string]KindScore
-}
-
-// KindScore is a judge's accuracy on one kind of item.
-type KindScore struct {
-	N, Correct, Failed int
-}
-
 // Calibrate asks j about every item and compares its decisions with the
 // labels. A verdict of metric whose score, rescaled to [0, 1] by its
 // Min..Max, is at or above threshold (0 = 0.5) means "right". Up to
 // workers items are judged at once (0 = DefaultWorkers).
-func Calibrate(ctx context.Context, j Judge, items []CalibrationItem, metric string, threshold float64, workers int) (*Calibration, error) {
+func Calibrate(ctx context.Context, j Judge, items []record.CalibrationItem, metric string, threshold float64, workers int) (*record.Calibration, error) {
 	if j == nil || len(items) == 0 {
 		return nil, fmt.Errorf("runs: calibrate: a judge and items are required")
 	}
@@ -205,7 +171,7 @@ func Calibrate(ctx context.Context, j Judge, items []CalibrationItem, metric str
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("runs: calibrate %s: %w", j.Name(), err)
 	}
-	c := &Calibration{Judge: j.Name(), Metric: metric, Threshold: threshold, Items: len(items), ByKind: map[string]KindScore{}}
+	c := &record.Calibration{Judge: j.Name(), Metric: metric, Threshold: threshold, Items: len(items), ByKind: map[string]record.KindScore{}}
 	var wrongN, wrongCaught, rightN, rightKept int
 	var labels, decisions []int
 	for i, it := range items {
@@ -249,38 +215,13 @@ func Calibrate(ctx context.Context, j Judge, items []CalibrationItem, metric str
 	return c, nil
 }
 
-// CalibrationTable lays calibrations out one row per judge: items, failed,
-// sensitivity, specificity, kappa, then the accuracy on each kind.
-func CalibrationTable(cals []*Calibration) analysis.Table {
-	kinds := []string{KindParaphrase, KindWrongEntity, KindWrongNumber, KindVague, KindFalseCommitment, KindHuman}
-	t := analysis.Table{Header: []string{"judge", "items (failed)", "sensitivity (wrong caught)", "specificity (right kept)", "Cohen's kappa"},
-		Align: []string{"l", "r", "r", "r", "r"}}
-	for _, k := range kinds {
-		t.Header = append(t.Header, k)
-		t.Align = append(t.Align, "r")
-	}
-	for _, c := range cals {
-		row := []string{c.Judge, fmt.Sprintf("%d (%d)", c.Items, c.Failed), analysis.Pct(c.Sensitivity), analysis.Pct(c.Specificity), analysis.Fmt(c.Kappa, 3)}
-		for _, k := range kinds {
-			ks := c.ByKind[k]
-			if ks.N == ks.Failed {
-				row = append(row, "n/a")
-				continue
-			}
-			row = append(row, fmt.Sprintf("%s (n=%d)", analysis.Pct(float64(ks.Correct)/float64(ks.N-ks.Failed)), ks.N-ks.Failed))
-		}
-		t.AddRow(row)
-	}
-	return t
-}
-
 // ReadCalibrationCSV reads human-labelled answers for calibration: a CSV
 // with the header corpus_id,question_id,answer,label where label is
 // "right" or "wrong" (corpus_id may be empty when question ids are
 // unique). Each row becomes an item of kind "human" for its question of d.
 // Errors name the file and line; an unknown question is an error, never
 // skipped.
-func ReadCalibrationCSV(path string, d *datasets.Dataset) ([]CalibrationItem, error) {
+func ReadCalibrationCSV(path string, d *datasets.Dataset) ([]record.CalibrationItem, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("runs: calibration labels: %w", err)
@@ -298,7 +239,7 @@ func ReadCalibrationCSV(path string, d *datasets.Dataset) ([]CalibrationItem, er
 			return nil, fmt.Errorf("runs: calibration labels %s:1: column %d is %q, want %q", path, i+1, head[i], h)
 		}
 	}
-	var out []CalibrationItem
+	var out []record.CalibrationItem
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -330,7 +271,7 @@ func ReadCalibrationCSV(path string, d *datasets.Dataset) ([]CalibrationItem, er
 		default:
 			return nil, fmt.Errorf("runs: calibration labels %s: label %q, want right or wrong", where, rec[3])
 		}
-		out = append(out, CalibrationItem{Question: *q, Answer: rec[2], Kind: KindHuman, Right: right})
+		out = append(out, record.CalibrationItem{Question: *q, Answer: rec[2], Kind: record.CalibrationHuman, Right: right})
 	}
 	return out, nil
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm/llmtest"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 )
 
 // f1Judge scores an answer 0-5 by its token F1 with the reference (an
@@ -41,7 +43,7 @@ func TestCalibrationSetAndCalibrate(t *testing.T) {
 	kinds := map[string]int{}
 	for i, it := range items {
 		kinds[it.Kind]++
-		if it.Right != (it.Kind == KindParaphrase) {
+		if it.Right != (it.Kind == record.CalibrationParaphrase) {
 			t.Errorf("item %d: kind %s labelled right=%v", i, it.Kind, it.Right)
 		}
 		if !it.Right && it.Answer == it.Question.Answer {
@@ -51,7 +53,7 @@ func TestCalibrationSetAndCalibrate(t *testing.T) {
 			t.Fatalf("item %d differs between two calls with one seed", i)
 		}
 	}
-	for _, k := range []string{KindParaphrase, KindWrongEntity, KindWrongNumber, KindVague, KindFalseCommitment} {
+	for _, k := range []string{record.CalibrationParaphrase, record.CalibrationWrongEntity, record.CalibrationWrongNumber, record.CalibrationVague, record.CalibrationFalseCommitment} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s item on the sample (kinds %v)", k, kinds)
 		}
@@ -88,7 +90,7 @@ func TestCalibrationSetAndCalibrate(t *testing.T) {
 	if math.IsNaN(c.Kappa) {
 		t.Error("no kappa")
 	}
-	tab := CalibrationTable([]*Calibration{c})
+	tab := reports.CalibrationTable([]*record.Calibration{c})
 	if len(tab.Rows) != 1 || !strings.Contains(tab.Markdown(), "false-commitment") {
 		t.Errorf("table:\n%s", tab.Markdown())
 	}
@@ -109,7 +111,7 @@ func TestCalibrationOnKnowMeDataset1(t *testing.T) {
 	for _, it := range items {
 		kinds[it.Kind]++
 	}
-	if kinds[KindFalseCommitment] == 0 || kinds[KindWrongNumber] == 0 || kinds[KindParaphrase] == 0 {
+	if kinds[record.CalibrationFalseCommitment] == 0 || kinds[record.CalibrationWrongNumber] == 0 || kinds[record.CalibrationParaphrase] == 0 {
 		t.Fatalf("kinds on KnowMe dataset 1: %v", kinds)
 	}
 	// An LLM judge on the fake server (its scores are scripted, so the
@@ -122,7 +124,7 @@ func TestCalibrationOnKnowMeDataset1(t *testing.T) {
 	if cal.Items != len(items) || math.IsNaN(cal.Sensitivity) || math.IsNaN(cal.Specificity) {
 		t.Fatalf("calibration %+v", cal)
 	}
-	t.Logf("%d items %v\n%s", len(items), kinds, CalibrationTable([]*Calibration{cal}).Markdown())
+	t.Logf("%d items %v\n%s", len(items), kinds, reports.CalibrationTable([]*record.Calibration{cal}).Markdown())
 }
 
 func TestHumanLabelledCalibration(t *testing.T) {
@@ -142,14 +144,14 @@ func TestHumanLabelledCalibration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(items) != 2 || !items[0].Right || items[1].Right || items[0].Kind != KindHuman || items[0].Answer != q0.Answer {
+	if len(items) != 2 || !items[0].Right || items[1].Right || items[0].Kind != record.CalibrationHuman || items[0].Answer != q0.Answer {
 		t.Fatalf("items %+v", items)
 	}
 	c, err := Calibrate(context.Background(), f1Judge{}, items, judge.MetricKnowMeScore, 0.5, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Sensitivity != 1 || c.Specificity != 1 || c.ByKind[KindHuman].Correct != 2 {
+	if c.Sensitivity != 1 || c.Specificity != 1 || c.ByKind[record.CalibrationHuman].Correct != 2 {
 		t.Errorf("calibration on the human labels %+v", c)
 	}
 	for _, bad := range []struct{ body, want string }{

@@ -4,6 +4,8 @@ import (
 	"encoding/csv"
 	"fmt"
 	"os"
+
+	"github.com/memlab/memlab/record"
 )
 
 // WriteCalibrationCSV writes items to path in the format
@@ -11,7 +13,7 @@ import (
 // and one row per item, label "right" or "wrong" as the item is labelled.
 // A person can relabel the file and give it back to ReadCalibrationCSV;
 // the items' kinds are not written (read back, every item is "human").
-func WriteCalibrationCSV(path string, items []CalibrationItem) error {
+func WriteCalibrationCSV(path string, items []record.CalibrationItem) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("runs: calibration labels: %w", err)

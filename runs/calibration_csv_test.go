@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/record"
 )
 
 func TestWriteCalibrationCSVRoundTrips(t *testing.T) {
@@ -19,7 +20,7 @@ func TestWriteCalibrationCSVRoundTrips(t *testing.T) {
 		t.Fatalf("only %d items", len(items))
 	}
 	// An answer CSV must quote: commas, quotes, a line break.
-	items = append(items, CalibrationItem{Question: d.Questions[0], Answer: "She said \"no\", then,\nlater, yes.", Kind: KindVague, Right: false})
+	items = append(items, record.CalibrationItem{Question: d.Questions[0], Answer: "She said \"no\", then,\nlater, yes.", Kind: record.CalibrationVague, Right: false})
 	path := filepath.Join(t.TempDir(), "labels.csv")
 	if err := WriteCalibrationCSV(path, items); err != nil {
 		t.Fatal(err)
@@ -42,7 +43,7 @@ func TestWriteCalibrationCSVRoundTrips(t *testing.T) {
 			t.Errorf("item %d: wrote %s/%s %q right=%v, read %s/%s %q right=%v", i, it.Question.CorpusID, it.Question.ID, it.Answer, it.Right,
 				got.Question.CorpusID, got.Question.ID, got.Answer, got.Right)
 		}
-		if got.Kind != KindHuman || got.Question.Answer != it.Question.Answer {
+		if got.Kind != record.CalibrationHuman || got.Question.Answer != it.Question.Answer {
 			t.Errorf("item %d: kind %q, reference %q", i, got.Kind, got.Question.Answer)
 		}
 		if got.Right {

@@ -16,10 +16,14 @@ import (
 
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/internal/runtest"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/llm/cache"
 	"github.com/memlab/memlab/llm/llmtest"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
+	"github.com/memlab/memlab/runstore"
 )
 
 // synthetic returns a dataset of n questions over one corpus of n/4
@@ -61,8 +65,8 @@ const (
 
 // crashRun runs the crash test's config: a model reader against url, with
 // the call cache and the run store at the given paths.
-func crashRun(ctx context.Context, url, storePath, cachePath string, ready func()) (*Result, error) {
-	st, err := OpenStore(storePath)
+func crashRun(ctx context.Context, url, storePath, cachePath string, ready func()) (*record.Result, error) {
+	st, err := runstore.Open(storePath)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +136,7 @@ func TestCrashResume(t *testing.T) {
 		return cmd
 	}
 	completed := func() map[string]bool {
-		st, err := OpenStore(storePath)
+		st, err := runstore.Open(storePath)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,8 +259,8 @@ func TestCrashResume(t *testing.T) {
 	if got.Resumed != crashN {
 		t.Errorf("the final load resumed %d of %d", got.Resumed, crashN)
 	}
-	sameRecords(t, got.Records, ref.Records)
-	if a, b := got.Summary(), ref.Summary(); a.Retrieval != b.Retrieval || a.Failed != 0 {
+	runtest.SameRecords(t, got.Records, ref.Records)
+	if a, b := reports.SummaryOf(got), reports.SummaryOf(ref); a.Retrieval != b.Retrieval || a.Failed != 0 {
 		t.Errorf("summaries differ: %+v vs %+v", a, b)
 	}
 }

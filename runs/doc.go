@@ -1,34 +1,40 @@
-// Package runs evaluates a memory system and a reader over a dataset's
-// questions and keeps one Record per question: the ranked trace ids, the
-// retrieval scores at k, the context given to the reader, the answers and
-// each judge score. Summaries and breakdowns are computed from records only.
+// Package runs executes experiments: a memory system and a reader over a
+// dataset's questions, each question becoming one record.Record, the run
+// one record.Result. Records are stored by package runstore, turned into
+// tables by package reports and written in the benchmarks' formats by
+// package formats.
 //
-// # Runs and the run store
+// # Runs and resume
 //
-// A run is a config (Config: system, reader, judges, k, params) over a
-// dataset's questions. Its Spec names everything that identifies it, and
+// A run is a Config (system, reader, LLM judges, k, params) over a
+// dataset's questions. SpecOf names everything that identifies it, and
 // the spec's hash is the run id: the same config over the same dataset is
 // the same run. Run executes it: retrieval one question at a time in
 // asked-at order (memories grow as a clone's would), reading and judging
-// on a pool of workers. With a Store (an SQLite file in WAL mode, see
-// OpenStore) every record is written when its question completes; running
-// the same config again loads the completed records, retries the failed
-// ones and asks only what is missing, so a killed run resumes where it
-// stopped and a finished one makes no model call. A lease keeps two
-// processes from running the same run at once. The store also keeps each
-// run's code version, sessions, wall time, spending (retrieval.Meter) and
-// the history of failed attempts; its schema is versioned and migrated.
+// on a pool of workers. With a store (runstore.Store, or the default one:
+// SetDefaultStore) every record is written when its question completes;
+// running the same config again loads the completed records, does again
+// only the steps that failed and asks only what is missing, so a killed
+// run resumes where it stopped and a finished one makes no model call.
 //
-// # Sweeps and progress
+// # Sweeps, baselines, estimates, judges
 //
-// Grid and RunSweep run a function at every point of a parameter grid
-// (`memlab sweep` runs a notebook there) and Sweep.Table combines the runs
-// into one table. Progress reporters (NewBar for terminals, NewLines for
-// logs) are told about every completed question.
+// RunSweep runs a function at every point of a parameter grid
+// (record.Grid; `memlab sweep` runs a notebook there) and Observe sees
+// every run a process makes. Baselines and RunWithBaselines add the floor
+// and ceiling rows every table needs. EstimateRun says what a run will
+// spend before any call (a dry run, llm.DryRun, returns it instead of
+// records). The Judge adapters (KnowMeJudge, CloneMemQAJudge,
+// CloneMemMemoryJudge, RenameJudge, RepeatedJudge) put package judge's
+// judges into runs; Rejudge scores a stored run's answers with more
+// judges, Calibrate measures a judge on labelled answers (CalibrationSet).
+// Progress reporters (Progress; package display has memlab's) are told
+// about every completed question.
 //
-// # Official formats
+// # Dependencies
 //
-// WriteCloneMem and WriteKnowMe export records to the benchmarks' own
-// scorers' formats; ReadCloneMem, ReadKnowMeScores and
-// ReadCloneMemJudgeResults read their outputs back.
+// runs imports record, runstore and the pipeline it drives (datasets,
+// retrieval, generate, judge, llm; analysis for statistics). It must not
+// import reports, formats, display or kernel; only the command line
+// (cmd/memlab), notebooks and kernel-level code import runs.
 package runs

@@ -6,66 +6,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/retrieval"
 )
-
-// StageEstimate is the expected cost of one stage of a run.
-type StageEstimate struct {
-	// Calls is the number of model calls and PromptTokens their prompts'
-	// tokens (llm.EstimateTokens): exact when Known, else at least these.
-	Calls, PromptTokens int
-	// MaxCalls and MaxPromptTokens bound Calls and PromptTokens from above
-	// (retries of unparseable replies; answers not written yet, counted at
-	// their max_tokens); they equal Calls and PromptTokens when those are
-	// exact, and are 0 when no bound is known.
-	MaxCalls, MaxPromptTokens int
-	// MaxCompletionTokens is the most the replies may hold (the requests'
-	// max_tokens); 0 when some request leaves it to the server.
-	MaxCompletionTokens int
-	// Embeds is the number of texts sent to an embedder, and EmbedCalls
-	// the calls of Calls that send them (they have no completion), when
-	// the calls are embedding calls (the dry run's refused calls; the
-	// planned stages count chat calls only).
-	Embeds, EmbedCalls int
-	// Known is false when the stage's cost cannot be fully estimated
-	// before the run (Note says why); the numbers are then a lower bound.
-	Known bool
-	Note  string
-	// Model is the model the stage's calls go to ("" when it makes none,
-	// "several models" when they go to more than one).
-	Model string
-	// Priced is true when Model has a price in the config (llm.Config
-	// Prices); then CostUSD prices Calls' prompt tokens (the least the
-	// stage costs) and MaxCostUSD adds the bounds (0 when unbounded).
-	Priced              bool
-	CostUSD, MaxCostUSD float64
-}
-
-// Estimate is what a run will spend, per stage, before any call.
-type Estimate struct {
-	Label string
-	// RunID is the id the run will have (set by a dry run, runs.Run).
-	RunID     string
-	Questions int
-	// Ingest is building the memory (model-calling memories); Retrieve the
-	// questions' searches; Read the reader's answers; Judge the LLM judges.
-	Ingest, Retrieve, Read, Judge StageEstimate
-}
-
-// Stages returns the estimate's stages with their names, in run order.
-func (e *Estimate) Stages() []NamedStage {
-	return []NamedStage{{"ingest", e.Ingest}, {"retrieve", e.Retrieve}, {"read", e.Read}, {"judge", e.Judge}}
-}
-
-// NamedStage is a stage estimate with its name.
-type NamedStage struct {
-	Name string
-	StageEstimate
-}
 
 // RequestPlanner is implemented by readers that can say which request
 // they would send (generate.ModelReader).
@@ -106,14 +52,14 @@ type JudgePlanner interface {
 // Costs in USD come from the price table of the configured endpoints
 // (llm.DefaultConfig: MEMLAB_CONFIG's [prices]) for the model each stage
 // calls; a stage whose model has no price shows none.
-func EstimateRun(ctx context.Context, d *datasets.Dataset, cfg Config) (*Estimate, error) {
+func EstimateRun(ctx context.Context, d *datasets.Dataset, cfg Config) (*record.Estimate, error) {
 	if d == nil || cfg.System == nil || cfg.Reader == nil || cfg.K <= 0 {
 		return nil, fmt.Errorf("runs: estimate: dataset, system, reader and a positive k are required")
 	}
 	ctx = llm.WithoutCalls(ctx)
-	e := &Estimate{Label: cfg.Label, Questions: len(d.Questions)}
+	e := &record.Estimate{Label: cfg.Label, Questions: len(d.Questions)}
 	if e.Label == "" {
-		e.Label = fmt.Sprintf("%s k=%d", shortName(cfg.System.Name()), cfg.K)
+		e.Label = record.DefaultLabel(cfg.System.Name(), cfg.K)
 	}
 	plan := retrieval.PlanQuestions(d, cfg.System, d.Questions, cfg.K)
 	e.Ingest, e.Retrieve = fromCost(plan.Ingest), fromCost(plan.Search)
@@ -267,8 +213,8 @@ func passagesOf(q datasets.Question, hits []retrieval.Hit, media map[string]stri
 }
 
 // fromCost turns a planned retrieval cost into a stage estimate.
-func fromCost(c retrieval.Cost) StageEstimate {
-	s := StageEstimate{Calls: c.Calls, PromptTokens: c.PromptTokens, MaxCompletionTokens: c.MaxCompletionTokens,
+func fromCost(c retrieval.Cost) record.StageEstimate {
+	s := record.StageEstimate{Calls: c.Calls, PromptTokens: c.PromptTokens, MaxCompletionTokens: c.MaxCompletionTokens,
 		Embeds: c.Embeds, Known: c.Exact, Note: c.Note}
 	if c.Exact {
 		s.MaxCalls, s.MaxPromptTokens = c.Calls, c.PromptTokens
@@ -325,12 +271,12 @@ func (r *costRoles) model() string {
 }
 
 // price fills the stages' costs from the configured price table.
-func price(e *Estimate) {
+func price(e *record.Estimate) {
 	c, err := llm.DefaultConfig()
 	if err != nil || c == nil {
 		return
 	}
-	for _, s := range []*StageEstimate{&e.Ingest, &e.Retrieve, &e.Read, &e.Judge} {
+	for _, s := range []*record.StageEstimate{&e.Ingest, &e.Retrieve, &e.Read, &e.Judge} {
 		p, ok := c.Prices[s.Model]
 		if !ok || s.Calls == 0 {
 			continue
@@ -353,82 +299,6 @@ func addNote(note, more string) string {
 	return note + "; " + more
 }
 
-// EstimateTable lays estimates out one row per run and stage: calls and
-// prompt tokens ("n" when exact, "a–b" between bounds, "≥ n" when only a
-// lower bound is known), the most completion tokens, texts embedded, the
-// model and its cost in USD when the config prices it.
-func EstimateTable(es []*Estimate) analysis.Table {
-	t := analysis.Table{Header: []string{"run", "questions", "stage", "calls", "prompt tokens", "completion tokens (at most)", "embedded texts", "model", "cost (USD)", "note"},
-		Align: []string{"l", "r", "l", "r", "r", "r", "r", "l", "r", "l"}}
-	for _, e := range es {
-		for _, s := range e.Stages() {
-			t.AddRow(stageRow(e.Label, fmt.Sprint(e.Questions), s.Name, s.StageEstimate))
-		}
-	}
-	return t
-}
-
-// stageRow is one row of EstimateTable.
-func stageRow(label, questions, stage string, s StageEstimate) []string {
-	completion := fmt.Sprint(s.MaxCompletionTokens)
-	if s.Calls > s.EmbedCalls && s.MaxCompletionTokens == 0 {
-		completion = "unbounded"
-	}
-	cost := ""
-	switch {
-	case !s.Priced:
-		if s.Calls > 0 {
-			cost = "no price"
-		}
-	case s.MaxCostUSD > 0:
-		cost = fmt.Sprintf("%.4f–%.4f", s.CostUSD, s.MaxCostUSD)
-	default:
-		cost = fmt.Sprintf("≥ %.4f", s.CostUSD)
-	}
-	return []string{label, questions, stage, span(s.Calls, s.MaxCalls, s.Known),
-		span(s.PromptTokens, s.MaxPromptTokens, s.Known), completion, fmt.Sprint(s.Embeds), s.Model, cost, s.Note}
-}
-
-// span formats an estimate: exact, a range, or a lower bound.
-func span(lo, hi int, exact bool) string {
-	switch {
-	case exact || hi == lo && hi > 0:
-		return fmt.Sprint(lo)
-	case hi > lo:
-		return fmt.Sprintf("%d–%d", lo, hi)
-	}
-	return fmt.Sprintf("≥ %d", lo)
-}
-
 // dryRun reports whether runs only estimate: the process is a dry run
 // (llm.DryRun: MEMLAB_DRY_RUN=1, set by `memlab run -dry-run`).
 func dryRun() bool { return llm.DryRun() }
-
-// UsageTable is what runs spent, per stage, from their records' usage (the
-// figures an Estimate predicts): one row per run and stage with model
-// calls (those served by the cache and those that failed apart), prompt
-// and completion tokens and texts embedded. retrieve includes the ingest a
-// memory does while answering (records cannot tell them apart; the run's
-// Meter can: CostTable).
-func UsageTable(results []*Result) analysis.Table {
-	t := analysis.Table{Header: []string{"run", "questions", "stage", "calls", "from cache", "failed", "prompt tokens", "completion tokens", "embedded texts"},
-		Align: []string{"l", "r", "l", "r", "r", "r", "r", "r", "r"}}
-	for _, r := range results {
-		var ret, read, judged llm.TallyCounts
-		for _, rec := range r.Records {
-			ret, read, judged = ret.Add(rec.Usage.Retrieve), read.Add(rec.Usage.Read), judged.Add(rec.Usage.Judge)
-		}
-		label := r.Label
-		if label == "" {
-			label = fmt.Sprintf("%s k=%d", shortName(r.System), r.K)
-		}
-		for _, s := range []struct {
-			name string
-			c    llm.TallyCounts
-		}{{"retrieve", ret}, {"read", read}, {"judge", judged}} {
-			t.AddRow([]string{label, fmt.Sprint(len(r.Records)), s.name, fmt.Sprint(s.c.Calls), fmt.Sprint(s.c.Cached), fmt.Sprint(s.c.Failed),
-				fmt.Sprint(s.c.PromptTokens), fmt.Sprint(s.c.CompletionTokens), fmt.Sprint(s.c.Texts)})
-		}
-	}
-	return t
-}

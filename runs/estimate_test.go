@@ -10,10 +10,13 @@ import (
 
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/internal/runtest"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/llm/cache"
 	"github.com/memlab/memlab/llm/llmtest"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
 )
 
@@ -70,7 +73,7 @@ func TestEstimateMatchesTheRunOnTheFakeServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, flat := sampleFlat(t)
+	d, flat := runtest.SampleFlat(t)
 	cfg := Config{System: flat, Reader: reader, K: 10, Judges: []Judge{CloneMemQAJudge(judge.NewCloneMemJudge(client, judge.Config{}))}}
 	est, err := EstimateRun(context.Background(), d, cfg)
 	if err != nil {
@@ -79,7 +82,7 @@ func TestEstimateMatchesTheRunOnTheFakeServer(t *testing.T) {
 	if got := srv.Stats().Total; got != 0 {
 		t.Fatalf("the estimate made %d calls", got)
 	}
-	t.Logf("\n%s", EstimateTable([]*Estimate{est}).Markdown())
+	t.Logf("\n%s", reports.EstimateTable([]*record.Estimate{est}).Markdown())
 	res, err := Run(context.Background(), d, cfg, Options{NoStore: true})
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +91,7 @@ func TestEstimateMatchesTheRunOnTheFakeServer(t *testing.T) {
 	for _, r := range res.Records {
 		read, judged = read.Add(r.Usage.Read), judged.Add(r.Usage.Judge)
 	}
-	ut := UsageTable([]*Result{res})
+	ut := reports.UsageTable([]*record.Result{res})
 	if len(ut.Rows) != 3 || ut.Rows[1][3] != "108" || ut.Rows[2][3] != "54" {
 		t.Errorf("usage table:\n%s", ut.Markdown())
 	}
@@ -135,7 +138,7 @@ func TestEstimateJudgesOfflineAnswersExactly(t *testing.T) {
 	}
 	defer srv.Close()
 	client := fakeConfig(t, srv)
-	d, flat := sampleFlat(t)
+	d, flat := runtest.SampleFlat(t)
 	j := RenameJudge(CloneMemQAJudge(judge.NewCloneMemJudge(client, judge.Config{})), "judge-a")
 	cfg := Config{System: flat, Reader: generate.NewExtractive(), K: 5, Judges: []Judge{j}}
 	est, err := EstimateRun(context.Background(), d, cfg)
@@ -173,7 +176,7 @@ func TestEstimateRefusesModelCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, flat := sampleFlat(t)
+	d, flat := runtest.SampleFlat(t)
 	est, err := EstimateRun(context.Background(), d, Config{System: flat, Reader: unplanned{mr}, K: 5})
 	if err != nil {
 		t.Fatal(err)
@@ -201,7 +204,7 @@ func TestEstimateOfAModelEmbeddedSearch(t *testing.T) {
 	}
 	defer srv.Close()
 	client := fakeConfig(t, srv)
-	d, _ := sampleFlat(t)
+	d, _ := runtest.SampleFlat(t)
 	sys, err := retrieval.NewFlatUnits(d, retrieval.FlatConfig{Scorer: retrieval.ScorerDense, Embedder: llm.ClientEmbedder{Client: client, Role: llm.RoleBackbone}})
 	if err != nil {
 		t.Fatal(err)

@@ -9,8 +9,11 @@ import (
 
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/runs"
+	"github.com/memlab/memlab/runstore"
 )
 
 // Run with a store writes each record as its question completes; the same
@@ -18,7 +21,7 @@ import (
 func ExampleRun() {
 	dir, _ := os.MkdirTemp("", "memlab-example")
 	defer os.RemoveAll(dir)
-	st, err := runs.OpenStore(filepath.Join(dir, "runs.db"))
+	st, err := runstore.Open(filepath.Join(dir, "runs.db"))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -43,41 +46,25 @@ func ExampleRun() {
 	// 54 of 54 done in 2 sessions
 }
 
-// Grid lists the points of a parameter grid, the first axis slowest.
-func ExampleGrid() {
-	k, _ := runs.ParseAxis("k=5,10")
-	sys, _ := runs.ParseAxis("system=bm25,oracle")
-	axes := []runs.Axis{k, sys}
-	points, _ := runs.Grid(axes)
-	for _, p := range points {
-		fmt.Println(runs.PointName(axes, p))
-	}
-	// Output:
-	// k=5,system=bm25
-	// k=5,system=oracle
-	// k=10,system=bm25
-	// k=10,system=oracle
-}
-
 // RunSweep runs a function at every grid point and combines the runs it
 // makes into one table.
 func ExampleRunSweep() {
 	d, _ := datasets.Sample()
 	flat, _ := retrieval.NewFlat(d, retrieval.BM25Params{})
-	axes := []runs.Axis{{Name: "k", Values: []string{"5", "20"}}}
-	sw, err := runs.RunSweep(axes, func(p map[string]string) ([]*runs.Result, error) {
+	axes := []record.Axis{{Name: "k", Values: []string{"5", "20"}}}
+	sw, err := runs.RunSweep(axes, func(p map[string]string) ([]*record.Result, error) {
 		k, err := strconv.Atoi(p["k"])
 		if err != nil {
 			return nil, err
 		}
 		res, err := runs.Run(context.Background(), d, runs.Config{System: flat, Reader: generate.NewExtractive(), K: k}, runs.Options{NoStore: true})
-		return []*runs.Result{res}, err
+		return []*record.Result{res}, err
 	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	t := sw.Table()
+	t := reports.SweepTable(sw)
 	for _, row := range t.Rows {
 		fmt.Println(row[0], row[2], row[3], row[4], row[5])
 	}
@@ -91,7 +78,7 @@ func ExampleRunSweep() {
 func ExampleObserve() {
 	d, _ := datasets.Sample()
 	var seen []string
-	remove := runs.Observe(func(r *runs.Result) { seen = append(seen, r.Label) })
+	remove := runs.Observe(func(r *record.Result) { seen = append(seen, r.Label) })
 	runs.Run(context.Background(), d, runs.Config{System: retrieval.NewOracle(d), Reader: generate.NewExtractive(), K: 5}, runs.Options{NoStore: true})
 	remove()
 	runs.Run(context.Background(), d, runs.Config{System: retrieval.NewOracle(d), Reader: generate.NewExtractive(), K: 10}, runs.Options{NoStore: true})

@@ -8,6 +8,7 @@ import (
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/judge"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/runs"
 )
@@ -38,7 +39,7 @@ func ExampleEvaluate() {
 	}
 	r := res.Records[0]
 	fmt.Println("ranked:", r.Ranked) // t3 is dated after the question: not admitted
-	s := res.Summary()
+	s := reports.SummaryOf(res)
 	fmt.Printf("Recall-Flat@5 %.2f over %d question(s); %s %.2f\n",
 		s.Retrieval.RecallFlat, s.WithGold, judge.MetricEvidenceCoverage, s.Judge(judge.MetricEvidenceCoverage).Value)
 	// Output:

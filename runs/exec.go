@@ -5,15 +5,14 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/memlab/memlab/datasets"
-	"github.com/memlab/memlab/display"
-	"github.com/memlab/memlab/internal/cellctx"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/retrieval"
+	"github.com/memlab/memlab/runstore"
 )
 
 // DefaultWorkers is the number of questions read and judged at once when
@@ -29,7 +28,7 @@ type Options struct {
 	// run that was stopped: completed records are loaded, and a record
 	// with a failed step (retrieval, a read, a judge's call) has that
 	// step done again, and only that (see Run). nil means the default store (SetDefaultStore), if any.
-	Store *Store
+	Store *runstore.Store
 	// NoStore runs in memory even when a default store is set.
 	NoStore bool
 	// Workers is the number of questions read and judged at once (0 =
@@ -48,21 +47,21 @@ type Options struct {
 
 var (
 	defaultMu       sync.Mutex
-	defaultStore    *Store
+	defaultStore    *runstore.Store
 	defaultProgress func() Progress
 )
 
 // SetDefaultStore sets the store runs use when Options.Store is nil (nil
 // = none). `memlab run` and `memlab sweep` set it to the store at
-// DefaultStorePath unless told otherwise.
-func SetDefaultStore(s *Store) {
+// runstore.DefaultPath unless told otherwise.
+func SetDefaultStore(s *runstore.Store) {
 	defaultMu.Lock()
 	defer defaultMu.Unlock()
 	defaultStore = s
 }
 
 // DefaultStore returns the store set by SetDefaultStore, or nil.
-func DefaultStore() *Store {
+func DefaultStore() *runstore.Store {
 	defaultMu.Lock()
 	defer defaultMu.Unlock()
 	return defaultStore
@@ -70,14 +69,15 @@ func DefaultStore() *Store {
 
 // SetDefaultProgress sets the function that makes a run's progress
 // reporter when Options.Progress is nil (nil = none): a bar on a terminal,
-// plain lines in a log, an updating display in a notebook.
+// plain lines in a log, an updating display in a notebook (the reporters
+// of package display).
 func SetDefaultProgress(f func() Progress) {
 	defaultMu.Lock()
 	defer defaultMu.Unlock()
 	defaultProgress = f
 }
 
-func (o Options) store() *Store {
+func (o Options) store() *runstore.Store {
 	if o.Store != nil || o.NoStore {
 		return o.Store
 	}
@@ -126,13 +126,13 @@ func (o Options) progress() Progress {
 // cannot be written or a model-call cache file that is corrupt or
 // read-only (llm.Tally.CacheError: the run stops, completed records stay,
 // the question that met it is asked again on resume), or a cancelled ctx;
-// the Result then holds the records completed so far.
-// Inside a notebook cell, interrupting the cell (Jupyter's interrupt,
-// Ctrl-C under `memlab run`) cancels the run too, whatever ctx the cell
-// passed.
-func Run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*Result, error) {
-	ctx, release := cellctx.Bind(ctx)
-	defer release()
+// the Result then holds the records completed so far. (In a notebook
+// cell, the kernel binds ctx to the cell: interrupting the cell cancels
+// it, whatever context the cell passed.)
+//
+// In a dry run (llm.DryRun) no question is asked: the Result holds the
+// run's estimate (EstimateRun) and no record.
+func Run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*record.Result, error) {
 	res, err := run(ctx, d, cfg, opts)
 	if res != nil {
 		notify(res)
@@ -140,7 +140,7 @@ func Run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 	return res, err
 }
 
-func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*Result, error) {
+func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*record.Result, error) {
 	if d == nil || cfg.System == nil || cfg.Reader == nil {
 		return nil, fmt.Errorf("runs: run: dataset, system and reader are required")
 	}
@@ -159,53 +159,52 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 		if err != nil {
 			return nil, err
 		}
-		display.Markdown("Dry run (MEMLAB_DRY_RUN=1): no question is asked; estimated cost\n\n" + EstimateTable([]*Estimate{est}).Markdown())
 		spec := SpecOf(d, cfg)
 		est.RunID = spec.ID()
-		return &Result{ID: spec.ID(), Spec: spec, Label: est.Label, Dataset: d.Name, Fingerprint: d.Fingerprint,
+		return &record.Result{ID: spec.ID(), Spec: spec, Label: est.Label, Dataset: d.Name, Fingerprint: d.Fingerprint,
 			System: cfg.System.Name(), Reader: cfg.Reader.Name(), K: cfg.K, Estimate: est}, nil
 	}
 	started := time.Now()
 	spec := SpecOf(d, cfg)
-	res := &Result{
+	res := &record.Result{
 		ID: spec.ID(), Spec: spec, Label: cfg.Label,
 		Dataset: d.Name, Fingerprint: d.Fingerprint,
 		System: cfg.System.Name(), Reader: cfg.Reader.Name(), K: cfg.K,
 	}
 	if res.Label == "" {
-		res.Label = fmt.Sprintf("%s k=%d", shortName(res.System), cfg.K)
+		res.Label = record.DefaultLabel(res.System, cfg.K)
 	}
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = DefaultWorkers
 	}
 
-	recs := make([]Record, len(d.Questions))
+	recs := make([]record.Record, len(d.Questions))
 	have := make([]bool, len(d.Questions))
 	// prev holds the stored records that failed after retrieving.
-	prev := make([]*Record, len(d.Questions))
+	prev := make([]*record.Record, len(d.Questions))
 	attempts := map[string]int{}
-	store := opts.store()
-	var l *lease
-	if store != nil {
+	st := opts.store()
+	var l *runstore.Lease
+	if st != nil {
 		var err error
-		if l, err = store.begin(ctx, spec, res.Label, opts.Wait); err != nil {
+		if l, err = st.Begin(ctx, spec, res.Label, opts.Wait); err != nil {
 			return nil, err
 		}
-		st, err := store.load(ctx, res.ID)
+		stored, err := st.Load(ctx, res.ID)
 		if err != nil {
-			_ = l.release(retrieval.Meter{}, time.Since(started))
+			_ = l.Release(retrieval.Meter{}, time.Since(started))
 			return nil, err
 		}
-		attempts = st.attempts
+		attempts = stored.Attempts
 		for i, q := range d.Questions {
-			r, ok := st.records[q.ID]
+			r, ok := stored.Records[q.ID]
 			switch {
 			case !ok:
 			case !needsRetry(r, len(cfg.Judges)):
 				recs[i], have[i] = r, true
 				res.Resumed++
-			case r.retrievedOK():
+			case retrievedOK(r):
 				// Only what failed is done again: the hits are reused.
 				prev[i] = &r
 			}
@@ -246,7 +245,7 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 		// retrieved is false when the worker still has to retrieve.
 		retrieved bool
 		// prev is the stored record being done again, if any.
-		prev *Record
+		prev *record.Record
 		// cacheErr is the call cache's failure met while retrieving.
 		cacheErr error
 	}
@@ -323,8 +322,8 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 					cancel()
 					continue
 				}
-				if store != nil {
-					if err := store.put(runCtx, res.ID, j.i, attempts[q.ID]+1, rec); err != nil {
+				if st != nil {
+					if err := st.Put(runCtx, res.ID, j.i, attempts[q.ID]+1, rec); err != nil {
 						mu.Lock()
 						if writeErr == nil {
 							writeErr = err
@@ -338,7 +337,7 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 				recs[j.i], have[j.i] = rec, true
 				mu.Unlock()
 				if prog != nil {
-					prog.Step(rec)
+					prog.Step(rec.Failure != "")
 				}
 			}
 		}()
@@ -355,7 +354,7 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 	}
 	var releaseErr error
 	if l != nil {
-		releaseErr = l.release(res.Meter, time.Since(started))
+		releaseErr = l.Release(res.Meter, time.Since(started))
 	}
 	n := 0
 	for i := range recs {
@@ -368,7 +367,7 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 	switch {
 	case cacheErr != nil:
 		kept := ""
-		if store != nil {
+		if st != nil {
 			kept = "; the completed records are kept in the run store: rerun to resume"
 		}
 		return res, fmt.Errorf("runs: run %s (%s) stopped after %d of %d questions: %w%s",
@@ -383,13 +382,4 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*R
 		return res, releaseErr
 	}
 	return res, nil
-}
-
-// shortName is a system name without its settings: "flat(bm25,k1=...)" ->
-// "flat".
-func shortName(name string) string {
-	if i := strings.IndexByte(name, '('); i > 0 {
-		return name[:i]
-	}
-	return name
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/memlab/memlab/judge"
+	"github.com/memlab/memlab/record"
 )
 
 // Prefixes of Record.Failure, by the step that failed. A rerun does again
@@ -16,11 +17,11 @@ const (
 
 // retrievedOK reports whether r's retrieval succeeded: its hits can be
 // reused.
-func (r Record) retrievedOK() bool { return !strings.HasPrefix(r.Failure, failRetrieve) }
+func retrievedOK(r record.Record) bool { return !strings.HasPrefix(r.Failure, failRetrieve) }
 
 // choiceReadOK reports whether r's multiple-choice read succeeded (or had
 // nothing to do): its choice can be reused.
-func (r Record) choiceReadOK() bool {
+func choiceReadOK(r record.Record) bool {
 	return r.Failure == "" || strings.HasPrefix(r.Failure, failReadFree)
 }
 
@@ -49,7 +50,7 @@ func anyRetryable(vs []judge.Verdict) bool {
 // and returns those that follow (a Rejudge's); ok is false when r does not
 // say which judge returned which verdict (a record written before
 // JudgeVerdicts was kept).
-func judgeSpans(r Record, n int) (spans [][]judge.Verdict, rest []judge.Verdict, ok bool) {
+func judgeSpans(r record.Record, n int) (spans [][]judge.Verdict, rest []judge.Verdict, ok bool) {
 	if len(r.JudgeVerdicts) != n {
 		return nil, r.Verdicts, false
 	}
@@ -67,7 +68,7 @@ func judgeSpans(r Record, n int) (spans [][]judge.Verdict, rest []judge.Verdict,
 
 // ownVerdicts is the number of r's verdicts its run's judges returned (0
 // when r does not say): a Rejudge's follow them.
-func ownVerdicts(r Record) int {
+func ownVerdicts(r record.Record) int {
 	n := 0
 	for _, c := range r.JudgeVerdicts {
 		n += c
@@ -79,7 +80,7 @@ func ownVerdicts(r Record) int {
 // step to do again: a failed retrieval or read, or a retryable failed
 // verdict of one of the run's judges (a Rejudge's verdicts are left to
 // Rejudge).
-func needsRetry(r Record, n int) bool {
+func needsRetry(r record.Record, n int) bool {
 	if r.Failure != "" {
 		return true
 	}

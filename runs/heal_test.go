@@ -13,10 +13,13 @@ import (
 
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/internal/runtest"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/llm/cache"
 	"github.com/memlab/memlab/llm/llmtest"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
 )
 
@@ -96,10 +99,10 @@ func healConfig(t *testing.T, client *llm.Client, sys retrieval.System) Config {
 
 // withoutCost is a record as JSON without what differs between a healed
 // record and one made in one go: its latency and its usage.
-func withoutCost(t *testing.T, r Record) string {
+func withoutCost(t *testing.T, r record.Record) string {
 	t.Helper()
-	r.Latency, r.Usage = 0, Usage{}
-	b, err := MarshalRecord(r)
+	r.Latency, r.Usage = 0, record.Usage{}
+	b, err := record.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +144,7 @@ func verdictsOf(c llmtest.ChatCall) int {
 	return 1
 }
 
-func countFailedVerdicts(recs []Record) int {
+func countFailedVerdicts(recs []record.Record) int {
 	n := 0
 	for _, r := range recs {
 		for _, v := range r.Verdicts {
@@ -159,7 +162,7 @@ func countFailedVerdicts(recs []Record) int {
 // and the failed read are done again, and nothing that succeeded is (the
 // server counts the requests, the system its Retrieve calls).
 func TestRerunHealsEveryFailedStageAndNothingElse(t *testing.T) {
-	d, flat := sampleFlat(t)
+	d, flat := runtest.SampleFlat(t)
 
 	// A healthy run, one question at a time, shows the order of the calls
 	// and what the healed records must equal.
@@ -196,12 +199,12 @@ func TestRerunHealsEveryFailedStageAndNothingElse(t *testing.T) {
 	srv, client := healServer(t, llmtest.Options{Faults: llmtest.Faults{Script: script}})
 	sys := &countingSystem{System: flat}
 	cfg := healConfig(t, client, sys)
-	st := openStore(t)
+	st := runtest.OpenStore(t)
 	first, err := Run(context.Background(), d, cfg, Options{Store: st, Workers: 1, Quiet: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := first.Summary()
+	s := reports.SummaryOf(first)
 	if s.Failed != 1 {
 		t.Fatalf("first run: %d failed records, want 1 (the failed read)", s.Failed)
 	}
@@ -267,7 +270,7 @@ func TestRerunHealsEveryFailedStageAndNothingElse(t *testing.T) {
 // with a failed verdict is judged again by every judge of the run (the
 // others' records are left alone), and afterwards it says.
 func TestRerunHealsRecordsWrittenBeforeJudgeVerdicts(t *testing.T) {
-	d, flat := sampleFlat(t)
+	d, flat := runtest.SampleFlat(t)
 	refSrv, refClient := healServer(t, llmtest.Options{})
 	ref, err := Run(context.Background(), d, healConfig(t, refClient, flat), Options{NoStore: true, Workers: 1, Quiet: true})
 	if err != nil {
@@ -276,7 +279,7 @@ func TestRerunHealsRecordsWrittenBeforeJudgeVerdicts(t *testing.T) {
 	script, _ := judgeFaults(refSrv.Calls())
 	srv, client := healServer(t, llmtest.Options{Faults: llmtest.Faults{Script: script}})
 	cfg := healConfig(t, client, flat)
-	st := openStore(t)
+	st := runtest.OpenStore(t)
 	first, err := Run(context.Background(), d, cfg, Options{Store: st, Workers: 1, Quiet: true})
 	if err != nil {
 		t.Fatal(err)
@@ -288,7 +291,7 @@ func TestRerunHealsRecordsWrittenBeforeJudgeVerdicts(t *testing.T) {
 			broken++
 		}
 		r.JudgeVerdicts = nil
-		if err := st.rewrite(context.Background(), first.ID, i, r); err != nil {
+		if err := st.Rewrite(context.Background(), first.ID, i, r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -322,13 +325,13 @@ func TestRerunHealsRecordsWrittenBeforeJudgeVerdicts(t *testing.T) {
 // TestRejudgeRerunHealsFailedVerdicts: verdicts a Rejudge could not get
 // are asked again by the next Rejudge, and only those.
 func TestRejudgeRerunHealsFailedVerdicts(t *testing.T) {
-	d, flat := sampleFlat(t)
+	d, flat := runtest.SampleFlat(t)
 	readSrv, readClient := healServer(t, llmtest.Options{})
 	reader, err := generate.NewModelReader(readClient, generate.ReaderConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := openStore(t)
+	st := runtest.OpenStore(t)
 	run, err := Run(context.Background(), d, Config{System: flat, Reader: reader, K: 5}, Options{Store: st, Quiet: true})
 	if err != nil {
 		t.Fatal(err)
@@ -339,7 +342,7 @@ func TestRejudgeRerunHealsFailedVerdicts(t *testing.T) {
 			RenameJudge(CloneMemMemoryJudge(judge.NewCloneMemJudge(c, jc)), "memory")}
 	}
 	// A rejudge against a healthy server shows the calls' order.
-	refSt := openStore(t)
+	refSt := runtest.OpenStore(t)
 	if _, err := Run(context.Background(), d, Config{System: flat, Reader: reader, K: 5}, Options{Store: refSt, Quiet: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +391,7 @@ func TestRejudgeRerunHealsFailedVerdicts(t *testing.T) {
 // of a question that met it is stored (before, each such question was
 // stored as failed and the run went on and "succeeded").
 func TestCorruptCacheStopsTheRun(t *testing.T) {
-	d, flat := sampleFlat(t)
+	d, flat := runtest.SampleFlat(t)
 	srv, err := llmtest.Start(llmtest.Options{Responder: healResponder})
 	if err != nil {
 		t.Fatal(err)
@@ -430,7 +433,7 @@ func TestCorruptCacheStopsTheRun(t *testing.T) {
 
 	client, c = newClient()
 	defer c.Close()
-	st := openStore(t)
+	st := runtest.OpenStore(t)
 	res, err := Run(context.Background(), d, healConfig(t, client, flat), Options{Store: st, Quiet: true})
 	if !errors.Is(err, cache.ErrCorrupt) {
 		t.Fatalf("run over a corrupt cache: %v, want cache.ErrCorrupt", err)
@@ -460,20 +463,20 @@ func TestNeedsRetry(t *testing.T) {
 	failed := func(kind string) judge.Verdict { return judge.Verdict{Judge: "j", Metric: "m", Failure: kind} }
 	cases := []struct {
 		desc string
-		rec  Record
+		rec  record.Record
 		n    int
 		want bool
 	}{
-		{"complete", Record{Verdicts: []judge.Verdict{ok}, JudgeVerdicts: []int{1}}, 1, false},
-		{"failed read", Record{Failure: failReadFree + "503"}, 1, true},
-		{"failed call", Record{Verdicts: []judge.Verdict{failed(judge.FailureCallFailed + ": server")}, JudgeVerdicts: []int{1}}, 1, true},
-		{"unreadable reply", Record{Verdicts: []judge.Verdict{failed(judge.FailureNoJSON)}, JudgeVerdicts: []int{1}}, 1, true},
-		{"no rubric", Record{Verdicts: []judge.Verdict{failed(judge.FailureNoRubric)}, JudgeVerdicts: []int{1}}, 1, false},
-		{"no gold", Record{Verdicts: []judge.Verdict{failed(judge.FailureNoGold)}, JudgeVerdicts: []int{1}}, 1, false},
-		{"no reference", Record{Verdicts: []judge.Verdict{failed(judge.FailureNoReference)}, JudgeVerdicts: []int{1}}, 1, false},
-		{"a rejudge's failure", Record{Verdicts: []judge.Verdict{ok, failed(judge.FailureNoJSON)}, JudgeVerdicts: []int{1}}, 1, false},
-		{"no judges now", Record{Verdicts: []judge.Verdict{failed(judge.FailureNoJSON)}}, 0, false},
-		{"older record", Record{Verdicts: []judge.Verdict{ok, failed(judge.FailureOutOfRange)}}, 1, true},
+		{"complete", record.Record{Verdicts: []judge.Verdict{ok}, JudgeVerdicts: []int{1}}, 1, false},
+		{"failed read", record.Record{Failure: failReadFree + "503"}, 1, true},
+		{"failed call", record.Record{Verdicts: []judge.Verdict{failed(judge.FailureCallFailed + ": server")}, JudgeVerdicts: []int{1}}, 1, true},
+		{"unreadable reply", record.Record{Verdicts: []judge.Verdict{failed(judge.FailureNoJSON)}, JudgeVerdicts: []int{1}}, 1, true},
+		{"no rubric", record.Record{Verdicts: []judge.Verdict{failed(judge.FailureNoRubric)}, JudgeVerdicts: []int{1}}, 1, false},
+		{"no gold", record.Record{Verdicts: []judge.Verdict{failed(judge.FailureNoGold)}, JudgeVerdicts: []int{1}}, 1, false},
+		{"no reference", record.Record{Verdicts: []judge.Verdict{failed(judge.FailureNoReference)}, JudgeVerdicts: []int{1}}, 1, false},
+		{"a rejudge's failure", record.Record{Verdicts: []judge.Verdict{ok, failed(judge.FailureNoJSON)}, JudgeVerdicts: []int{1}}, 1, false},
+		{"no judges now", record.Record{Verdicts: []judge.Verdict{failed(judge.FailureNoJSON)}}, 0, false},
+		{"older record", record.Record{Verdicts: []judge.Verdict{ok, failed(judge.FailureOutOfRange)}}, 1, true},
 	}
 	for _, c := range cases {
 		if got := needsRetry(c.rec, c.n); got != c.want {

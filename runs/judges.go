@@ -2,10 +2,7 @@ package runs
 
 import (
 	"context"
-	"fmt"
-	"sort"
 
-	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
@@ -55,96 +52,6 @@ func (c cloneMemMemory) Version() string { return c.j.Version() }
 func (c cloneMemMemory) Judge(ctx context.Context, q datasets.Question, _ string, retrieved []string) []judge.Verdict {
 	r, h := c.j.MemoryUtility(ctx, q, retrieved)
 	return []judge.Verdict{r, h}
-}
-
-// Verdicts returns the verdicts of records grouped by metric, metrics sorted.
-func Verdicts(recs []Record) (metrics []string, byMetric map[string][]judge.Verdict) {
-	byMetric = map[string][]judge.Verdict{}
-	for _, r := range recs {
-		for _, v := range r.Verdicts {
-			byMetric[v.Metric] = append(byMetric[v.Metric], v)
-		}
-	}
-	for m := range byMetric {
-		metrics = append(metrics, m)
-	}
-	sort.Strings(metrics)
-	return metrics, byMetric
-}
-
-// JudgeTable renders one row per (result, metric) of the LLM-judged
-// metrics: the normalized mean over judged items, and "n judged / n
-// failed" so failures are never hidden (", n no reference" after it when
-// questions without reference answer were left unjudged).
-func JudgeTable(results []*Result) analysis.Table {
-	t := analysis.Table{Header: []string{"system", "k", "metric", "normalized mean", "mean", "n judged / n failed"},
-		Align: []string{"l", "r", "l", "r", "r", "r"}}
-	for _, r := range results {
-		metrics, by := Verdicts(r.Records)
-		for _, m := range metrics {
-			s := judge.Aggregate(by[m])
-			t.AddRow([]string{r.System, fmt.Sprint(r.K), m, analysis.Fmt(s.Normalized, 3), analysis.Fmt(s.Mean, 3),
-				judgedCounts(s)})
-		}
-	}
-	return t
-}
-
-// KnowMeTable lays KnowMe-Bench scores out as the paper's Table 1: one row
-// per task in level order (I: T1-T3, II: T4-T5, III: T6-T7), one column per
-// result, each cell the mean score / 5 in percent with "n judged / n
-// failed" (and ", n no reference" for questions without reference answer,
-// which are not judged); then the overall mean over judged items.
-func KnowMeTable(results []*Result) analysis.Table {
-	t := analysis.Table{Header: []string{"level", "task"}, Align: []string{"l", "l"}}
-	for _, r := range results {
-		t.Header = append(t.Header, fmt.Sprintf("%s, k=%d", r.System, r.K))
-		t.Align = append(t.Align, "r")
-	}
-	cell := func(vs []judge.Verdict) string {
-		s := judge.Aggregate(vs)
-		switch {
-		case s.Judged+s.Failed+s.NoReference == 0:
-			return "n/a"
-		case s.Judged+s.Failed == 0:
-			return fmt.Sprintf("n/a (%d no reference)", s.NoReference)
-		}
-		return fmt.Sprintf("%s (%s)", analysis.Pct(s.Normalized), judgedCounts(s))
-	}
-	for _, task := range judge.KnowMeTasks() {
-		row := []string{judge.KnowMeLevel(task), task}
-		for _, r := range results {
-			var vs []judge.Verdict
-			for _, rec := range r.Records {
-				if rec.Task == task {
-					for _, v := range rec.Verdicts {
-						if v.Metric == judge.MetricKnowMeScore {
-							vs = append(vs, v)
-						}
-					}
-				}
-			}
-			row = append(row, cell(vs))
-		}
-		t.AddRow(row)
-	}
-	row := []string{"", "all"}
-	for _, r := range results {
-		_, by := Verdicts(r.Records)
-		row = append(row, cell(by[judge.MetricKnowMeScore]))
-	}
-	t.AddRow(row)
-	return t
-}
-
-// judgedCounts reads "judged / failed", with ", N no reference" when some
-// questions had no reference answer to judge against.
-func judgedCounts(s judge.Summary) string {
-	out := fmt.Sprintf("%d / %d", s.Judged, s.Failed)
-	if s.NoReference > 0 {
-		out += fmt.Sprintf(", %d no reference", s.NoReference)
-	}
-	return out
 }
 
 // Requests is the KnowMe judge's call for the item (none without a rubric

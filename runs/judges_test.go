@@ -8,40 +8,18 @@ import (
 
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/internal/runtest"
 	"github.com/memlab/memlab/judge"
-	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/llm/llmtest"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
 )
 
-// fakeClient returns a client whose every role is on a fake server that
-// answers with responder.
-func fakeClient(t *testing.T, responder llmtest.Responder) *llm.Client {
-	t.Helper()
-	srv, err := llmtest.Start(llmtest.Options{Responder: responder})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	src := "[endpoint fake]\nbase_url = " + srv.URL() + "\nmax_attempts = 1\n"
-	for _, r := range llm.Roles() {
-		src += fmt.Sprintf("[role %s]\nendpoint = fake\nmodel = m-%s\n", r, r)
-	}
-	cfg, err := llm.ParseConfig("t", strings.NewReader(src), func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := llm.New(cfg, llm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 func TestJudgedRunKeepsEveryVerdictAndCountsFailures(t *testing.T) {
 	c := &datasets.Corpus{ID: "s", Traces: []datasets.Trace{
-		{ID: "1", Time: day(1), Text: "I bought a red bicycle in Bergen."},
-		{ID: "2", Time: day(2), Text: "Mother called about the funeral."},
+		{ID: "1", Time: runtest.Day(1), Text: "I bought a red bicycle in Bergen."},
+		{ID: "2", Time: runtest.Day(2), Text: "Mother called about the funeral."},
 	}}
 	d := &datasets.Dataset{Name: "km", Format: datasets.FormatKnowMe, Corpora: []*datasets.Corpus{c}, Questions: []datasets.Question{
 		{ID: judge.TaskInformationExtraction + "/1", CorpusID: "s", Task: judge.TaskInformationExtraction,
@@ -51,7 +29,7 @@ func TestJudgedRunKeepsEveryVerdictAndCountsFailures(t *testing.T) {
 		{ID: judge.TaskTemporalReasoning + "/1", CorpusID: "s", Task: judge.TaskTemporalReasoning,
 			Text: "When was the funeral?", Answer: " "},
 	}}
-	client := fakeClient(t, func(call llmtest.ChatCall) (string, error) {
+	client := runtest.FakeClient(t, func(call llmtest.ChatCall) (string, error) {
 		last := call.LastUser()
 		switch {
 		case call.Model == "m-judge" && strings.Contains(last, "When was the funeral?"):
@@ -88,7 +66,7 @@ func TestJudgedRunKeepsEveryVerdictAndCountsFailures(t *testing.T) {
 	if v := res.Records[2].Verdicts[0]; v.Failure != judge.FailureNoReference {
 		t.Errorf("verdict of the question without reference %+v: want no_reference and no call", v)
 	}
-	md := KnowMeTable([]*Result{res}).Markdown()
+	md := reports.KnowMeTable([]*record.Result{res}).Markdown()
 	for _, want := range []string{"| I | " + judge.TaskInformationExtraction + " | 80.0% (1 / 0) |",
 		"| II | " + judge.TaskLogicalEventOrdering + " | n/a (0 / 1) |", "| I | " + judge.TaskTemporalReasoning + " | n/a (1 no reference) |",
 		"|  | all | 80.0% (1 / 1, 1 no reference) |"} {
@@ -96,25 +74,25 @@ func TestJudgedRunKeepsEveryVerdictAndCountsFailures(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, md)
 		}
 	}
-	if jt := JudgeTable([]*Result{res}).Markdown(); !strings.Contains(jt, "| 0.800 | 4.000 | 1 / 1, 1 no reference |") {
+	if jt := reports.JudgeTable([]*record.Result{res}).Markdown(); !strings.Contains(jt, "| 0.800 | 4.000 | 1 / 1, 1 no reference |") {
 		t.Errorf("judge table:\n%s", jt)
 	}
 }
 
 func TestUnreadChoiceIsNotAWrongLetter(t *testing.T) {
-	d := tiny()
-	client := fakeClient(t, func(llmtest.ChatCall) (string, error) { return "Hmm, hard to say.", nil })
+	d := runtest.Tiny()
+	client := runtest.FakeClient(t, func(llmtest.ChatCall) (string, error) { return "Hmm, hard to say.", nil })
 	reader, _ := generate.NewModelReader(client, generate.ReaderConfig{})
 	res, err := Evaluate(context.Background(), d, Config{System: retrieval.NewOracle(d), Reader: reader, K: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := res.Summary()
+	s := reports.SummaryOf(res)
 	if s.ChoiceUnread != 1 || s.Judge(judge.MetricChoiceAccuracy).N != 0 {
 		t.Errorf("unread %d, choice accuracy over %d: an unparseable letter must be counted apart, not scored",
 			s.ChoiceUnread, s.Judge(judge.MetricChoiceAccuracy).N)
 	}
-	if md := AnswerTable([]Summary{s}).Markdown(); !strings.Contains(md, "| n/a (0 read, 1 unread) |") {
+	if md := reports.AnswerTable([]reports.Summary{s}).Markdown(); !strings.Contains(md, "| n/a (0 read, 1 unread) |") {
 		t.Errorf("answer table:\n%s", md)
 	}
 }

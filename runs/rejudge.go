@@ -3,15 +3,14 @@ package runs
 import (
 	"context"
 	"fmt"
-	"math"
-	"sort"
 	"sync"
 	"time"
 
-	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/judge"
+	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/retrieval"
+	"github.com/memlab/memlab/runstore"
 )
 
 // RenameJudge returns j under another name: Name returns name and every
@@ -43,24 +42,6 @@ func (r renamed) Judge(ctx context.Context, q datasets.Question, answer string, 
 	return vs
 }
 
-// OnlyJudge returns copies of recs keeping only the verdicts of the judge
-// named judgeName, so that tables over LLM-judged metrics (JudgeTable,
-// KnowMeTable) show one judge at a time after a Rejudge.
-func OnlyJudge(recs []Record, judgeName string) []Record {
-	out := make([]Record, len(recs))
-	for i, r := range recs {
-		var vs []judge.Verdict
-		for _, v := range r.Verdicts {
-			if v.Judge == judgeName {
-				vs = append(vs, v)
-			}
-		}
-		r.Verdicts, r.JudgeVerdicts = vs, nil
-		out[i] = r
-	}
-	return out
-}
-
 // Rejudge scores the stored answers of a finished run (an id, id prefix
 // or label) with judges, without reading again: each completed record gets
 // the new judges' verdicts beside the ones it has, never over them, and is
@@ -71,7 +52,7 @@ func OnlyJudge(recs []Record, judgeName string) []Record {
 // verdicts replace its old ones, so a rejudge rerun heals what failed. d must be the run's dataset (same fingerprint). Up to workers
 // records are judged at once (0 = DefaultWorkers). It returns the run with
 // the updated records.
-func Rejudge(ctx context.Context, st *Store, run string, d *datasets.Dataset, judges []Judge, workers int) (*Result, error) {
+func Rejudge(ctx context.Context, st *runstore.Store, run string, d *datasets.Dataset, judges []Judge, workers int) (*record.Result, error) {
 	if st == nil || d == nil || len(judges) == 0 {
 		return nil, fmt.Errorf("runs: rejudge: a store, the dataset and at least one judge are required")
 	}
@@ -100,7 +81,7 @@ func Rejudge(ctx context.Context, st *Store, run string, d *datasets.Dataset, ju
 		questions[q.CorpusID+"\x00"+q.ID] = q
 		order[q.CorpusID+"\x00"+q.ID] = i
 	}
-	l, err := st.begin(ctx, info.Spec, info.Label, false)
+	l, err := st.Begin(ctx, info.Spec, info.Label, false)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +152,7 @@ func Rejudge(ctx context.Context, st *Store, run string, d *datasets.Dataset, ju
 				if !changed || ctx.Err() != nil {
 					continue
 				}
-				if err := st.rewrite(ctx, info.ID, order[key], rec); err != nil {
+				if err := st.Rewrite(ctx, info.ID, order[key], rec); err != nil {
 					mu.Lock()
 					if firstErr == nil {
 						firstErr = err
@@ -194,8 +175,8 @@ func Rejudge(ctx context.Context, st *Store, run string, d *datasets.Dataset, ju
 	}
 	close(jobs)
 	wg.Wait()
-	relErr := l.release(retrieval.Meter{}, time.Since(started))
-	res := &Result{ID: info.ID, Spec: info.Spec, Label: info.Label, Dataset: info.Spec.Dataset, Fingerprint: info.Spec.Fingerprint,
+	relErr := l.Release(retrieval.Meter{}, time.Since(started))
+	res := &record.Result{ID: info.ID, Spec: info.Spec, Label: info.Label, Dataset: info.Spec.Dataset, Fingerprint: info.Spec.Fingerprint,
 		K: info.Spec.K, Records: recs, Resumed: len(recs)}
 	if len(recs) > 0 {
 		res.System, res.Reader = recs[0].System, recs[0].Reader
@@ -207,91 +188,4 @@ func Rejudge(ctx context.Context, st *Store, run string, d *datasets.Dataset, ju
 		return res, fmt.Errorf("runs: rejudge %s: %w", info.ID, ctx.Err())
 	}
 	return res, relErr
-}
-
-// rewrite replaces the data of a stored record (a rejudge), keeping its
-// attempts.
-func (s *Store) rewrite(ctx context.Context, id string, ord int, rec Record) error {
-	if s.readOnly {
-		return s.errReadOnly("rewrite record " + rec.QuestionID)
-	}
-	data, err := MarshalRecord(rec)
-	if err != nil {
-		return err
-	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	res, err := s.db.ExecContext(ctx, `UPDATE records SET data = ?, ord = ?, written_at = ? WHERE run_id = ? AND question_id = ?`,
-		string(data), ord, time.Now().UnixMilli(), id, rec.QuestionID)
-	if err == nil {
-		if n, _ := res.RowsAffected(); n != 1 {
-			err = fmt.Errorf("no stored record")
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("runs: rejudge: write record %q of run %s to %s: %w", rec.QuestionID, id, s.path, err)
-	}
-	return nil
-}
-
-// JudgeAgreementTable compares the judges that scored metric in recs, two
-// by two, over the records both judged: n, each judge's mean, the share of
-// identical scores, Cohen's kappa and the quadratic-weighted kappa on the
-// scores rounded to integers (on the scale of the verdicts' Min..Max).
-func JudgeAgreementTable(recs []Record, metric string) analysis.Table {
-	t := analysis.Table{Header: []string{"judge A", "judge B", "n", "mean A", "mean B", "exact agreement", "Cohen's kappa", "quadratic kappa"},
-		Align: []string{"l", "l", "r", "r", "r", "r", "r", "r"}}
-	scores := map[string]map[int]judge.Verdict{} // judge -> record index -> verdict
-	for i, r := range recs {
-		for _, v := range r.Verdicts {
-			if v.Metric != metric || !v.Judged() {
-				continue
-			}
-			if scores[v.Judge] == nil {
-				scores[v.Judge] = map[int]judge.Verdict{}
-			}
-			scores[v.Judge][i] = v
-		}
-	}
-	var names []string
-	for n := range scores {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for x := 0; x < len(names); x++ {
-		for y := x + 1; y < len(names); y++ {
-			a, b := scores[names[x]], scores[names[y]]
-			var ia, ib []int
-			var sa, sb float64
-			lo, hi := math.Inf(1), math.Inf(-1)
-			same := 0
-			for i, va := range a {
-				vb, ok := b[i]
-				if !ok {
-					continue
-				}
-				ra, rb := int(math.Round(va.Score)), int(math.Round(vb.Score))
-				ia, ib = append(ia, ra), append(ib, rb)
-				sa, sb = sa+va.Score, sb+vb.Score
-				if ra == rb {
-					same++
-				}
-				lo, hi = math.Min(lo, math.Min(va.Min, vb.Min)), math.Max(hi, math.Max(va.Max, vb.Max))
-			}
-			n := len(ia)
-			row := []string{names[x], names[y], fmt.Sprint(n), "n/a", "n/a", "n/a", "n/a", "n/a"}
-			if n > 0 {
-				row[3], row[4] = analysis.Fmt(sa/float64(n), 3), analysis.Fmt(sb/float64(n), 3)
-				row[5] = analysis.Pct(float64(same) / float64(n))
-				if k, err := analysis.CohenKappa(ia, ib); err == nil {
-					row[6] = analysis.Fmt(k, 3)
-				}
-				if q, err := analysis.QuadraticWeightedKappa(ia, ib, int(lo), int(hi)); err == nil {
-					row[7] = analysis.Fmt(q, 3)
-				}
-			}
-			t.AddRow(row)
-		}
-	}
-	return t
 }

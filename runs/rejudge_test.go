@@ -14,7 +14,10 @@ import (
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/llm/llmtest"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
+	"github.com/memlab/memlab/runstore"
 )
 
 // scriptedJudge answers every judge prompt with field = a score in
@@ -63,7 +66,7 @@ func rejudgeOn(t *testing.T, d *datasets.Dataset, kind judgeKind) {
 	readerSrv, readerClient := fakeServerClient(t, llmtest.Options{})
 	judgeASrv, judgeAClient := fakeServerClient(t, llmtest.Options{Responder: scriptedJudge(kind.field, kind.top, 0)})
 	judgeBSrv, judgeBClient := fakeServerClient(t, llmtest.Options{Responder: scriptedJudge(kind.field, kind.top, 1)})
-	st, err := OpenStore(filepath.Join(t.TempDir(), "runs.db"))
+	st, err := runstore.Open(filepath.Join(t.TempDir(), "runs.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,15 +131,15 @@ func rejudgeOn(t *testing.T, d *datasets.Dataset, kind judgeKind) {
 	if both == 0 {
 		t.Fatal("no record holds both judges' verdicts")
 	}
-	tab := JudgeAgreementTable(stored, kind.metric)
+	tab := reports.JudgeAgreementTable(stored, kind.metric)
 	if len(tab.Rows) != 1 || tab.Rows[0][0] != "judge-a" || tab.Rows[0][1] != "judge-b" || tab.Rows[0][6] == "n/a" {
 		t.Fatalf("agreement table %v", tab.Rows)
 	}
 	t.Logf("\n%s", tab.Markdown())
 	// Each judge alone, side by side.
-	a := &Result{Label: "judge-a", Records: OnlyJudge(stored, "judge-a")}
-	b := &Result{Label: "judge-b", Records: OnlyJudge(stored, "judge-b")}
-	jt := JudgeTable([]*Result{a, b})
+	a := &record.Result{Label: "judge-a", Records: reports.OnlyJudge(stored, "judge-a")}
+	b := &record.Result{Label: "judge-b", Records: reports.OnlyJudge(stored, "judge-b")}
+	jt := reports.JudgeTable([]*record.Result{a, b})
 	if len(jt.Rows) != 2 || jt.Rows[0][4] == jt.Rows[1][4] || !strings.HasSuffix(jt.Rows[1][5], "/ 0") {
 		t.Errorf("judge table per judge:\n%s", jt.Markdown())
 	}
@@ -150,7 +153,7 @@ func rejudgeOn(t *testing.T, d *datasets.Dataset, kind judgeKind) {
 	_ = res
 }
 
-func countJudge(r Record, name string) int {
+func countJudge(r record.Record, name string) int {
 	n := 0
 	for _, v := range r.Verdicts {
 		if v.Judge == name {

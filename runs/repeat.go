@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/judge"
 )
@@ -128,59 +127,4 @@ func median(xs []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// DisagreementTable reports, per task, how often repeated judgments of
-// metric disagreed: the verdicts with at least two judged samples, the
-// share whose samples were not all equal, and the mean spread (max - min).
-func DisagreementTable(recs []Record, metric string) analysis.Table {
-	type agg struct {
-		n, disagree int
-		spread      float64
-	}
-	by := map[string]*agg{}
-	var tasks []string
-	for _, r := range recs {
-		for _, v := range r.Verdicts {
-			if v.Metric != metric {
-				continue
-			}
-			var ok []float64
-			for _, s := range v.Samples {
-				if !math.IsNaN(s) {
-					ok = append(ok, s)
-				}
-			}
-			if len(ok) < 2 {
-				continue
-			}
-			a := by[r.Task]
-			if a == nil {
-				a = &agg{}
-				by[r.Task] = a
-				tasks = append(tasks, r.Task)
-			}
-			a.n++
-			lo, hi := ok[0], ok[0]
-			for _, s := range ok {
-				lo, hi = math.Min(lo, s), math.Max(hi, s)
-			}
-			if hi > lo {
-				a.disagree++
-			}
-			a.spread += hi - lo
-		}
-	}
-	sort.Strings(tasks)
-	t := analysis.Table{Header: []string{"task", "repeated verdicts", "disagreement rate", "mean spread"}, Align: []string{"l", "r", "r", "r"}}
-	var all agg
-	for _, task := range tasks {
-		a := by[task]
-		all.n, all.disagree, all.spread = all.n+a.n, all.disagree+a.disagree, all.spread+a.spread
-		t.AddRow([]string{task, fmt.Sprint(a.n), analysis.Pct(float64(a.disagree) / float64(a.n)), analysis.Fmt(a.spread/float64(a.n), 2)})
-	}
-	if all.n > 0 {
-		t.AddRow([]string{"all", fmt.Sprint(all.n), analysis.Pct(float64(all.disagree) / float64(all.n)), analysis.Fmt(all.spread/float64(all.n), 2)})
-	}
-	return t
 }

@@ -10,10 +10,12 @@ import (
 
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/internal/runtest"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/llm/cache"
 	"github.com/memlab/memlab/llm/llmtest"
+	"github.com/memlab/memlab/reports"
 )
 
 func TestRepeatedJudgeAggregatesAndReportsDisagreement(t *testing.T) {
@@ -42,7 +44,7 @@ func TestRepeatedJudgeAggregatesAndReportsDisagreement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, flat := sampleFlat(t)
+	d, flat := runtest.SampleFlat(t)
 	sub := &datasets.Dataset{Name: d.Name, Fingerprint: d.Fingerprint, Corpora: d.Corpora, Questions: d.Questions[:12]}
 	cfg := Config{System: flat, Reader: generate.NewExtractive(), K: 5, Judges: []Judge{rj}}
 	res, err := Run(context.Background(), sub, cfg, Options{NoStore: true})
@@ -61,7 +63,7 @@ func TestRepeatedJudgeAggregatesAndReportsDisagreement(t *testing.T) {
 			t.Errorf("%s: score %v from samples %v, want %v", r.QuestionID, v.Score, v.Samples, want)
 		}
 	}
-	tab := DisagreementTable(res.Records, judge.MetricQAConsistency)
+	tab := reports.DisagreementTable(res.Records, judge.MetricQAConsistency)
 	last := tab.Rows[len(tab.Rows)-1]
 	if last[0] != "all" || last[1] != fmt.Sprint(len(sub.Questions)) {
 		t.Errorf("disagreement table %v", tab.Rows)

@@ -10,6 +10,7 @@ import (
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/retrieval"
 )
 
@@ -32,33 +33,10 @@ type Config struct {
 	Label string
 }
 
-// Result is the records of one configuration over a dataset's questions.
-type Result struct {
-	// ID is the run id (Spec.ID) and Spec what it was computed from.
-	ID          string
-	Spec        Spec
-	Label       string
-	Dataset     string
-	Fingerprint string
-	System      string
-	Reader      string
-	K           int
-	Records     []Record
-	// Meter is what the system spent during this run (model calls, tokens,
-	// embedded texts at ingest and query), for systems that count it. For
-	// a resumed run it is this session's spending; the store keeps the sum.
-	Meter retrieval.Meter
-	// Resumed is the number of records taken from the run store instead of
-	// being computed again.
-	Resumed int
-	// Estimate is set, and Records empty, in a dry run (MEMLAB_DRY_RUN=1).
-	Estimate *Estimate
-}
-
 // Evaluate runs cfg over every question of d without a run store (unless
 // the host set one with SetDefaultStore): Run with default Options. See
 // Run for what happens to each question.
-func Evaluate(ctx context.Context, d *datasets.Dataset, cfg Config) (*Result, error) {
+func Evaluate(ctx context.Context, d *datasets.Dataset, cfg Config) (*record.Result, error) {
 	return Run(ctx, d, cfg, Options{})
 }
 
@@ -77,9 +55,9 @@ func retrieve(ctx context.Context, cfg Config, q datasets.Question) ([]retrieval
 // verdicts of every judge none of whose verdicts failed; the rest is done
 // again. The record's latency and usage then add this attempt's to prev's.
 func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q datasets.Question, media map[string]string,
-	prev *Record, hits []retrieval.Hit, rerr error, elapsed time.Duration) (rec Record) {
+	prev *record.Record, hits []retrieval.Hit, rerr error, elapsed time.Duration) (rec record.Record) {
 	start := time.Now()
-	rec = Record{
+	rec = record.Record{
 		QuestionID: q.ID, CorpusID: q.CorpusID, Task: q.Task, Dimension: q.Dimension,
 		System: cfg.System.Name(), Reader: cfg.Reader.Name(), K: cfg.K,
 		Visible: len(d.Visible(q)), Correct: q.Correct,
@@ -128,7 +106,7 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 
 	switch {
 	case !q.IsMultipleChoice():
-	case prev != nil && prev.choiceReadOK():
+	case prev != nil && choiceReadOK(*prev):
 		rec.Choice, rec.ChoiceOutcome = prev.Choice, prev.ChoiceOutcome
 		if v, ok := prev.Judges[judge.MetricChoiceAccuracy]; ok {
 			rec.Judges[judge.MetricChoiceAccuracy] = v

@@ -6,49 +6,18 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/internal/runtest"
 	"github.com/memlab/memlab/judge"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
 )
 
-func day(d int) time.Time { return time.Date(2024, 1, d, 12, 0, 0, 0, time.UTC) }
-
-// tiny is a one-corpus dataset whose questions exercise gold, no gold and
-// temporal admission.
-func tiny() *datasets.Dataset {
-	c := &datasets.Corpus{ID: "p1", Name: "Ana", Language: "en", Traces: []datasets.Trace{
-		{ID: "t1", Time: day(1), Medium: "diary", Text: "I adopted a grey cat named Miso today."},
-		{ID: "t2", Time: day(2), Medium: "diary", Text: "Went hiking in the rain, soaked but happy."},
-		{ID: "t3", Time: day(9), Medium: "diary", Text: "Miso the cat knocked my coffee over again."},
-	}}
-	return &datasets.Dataset{Name: "tiny", Format: datasets.FormatCloneMem, Fingerprint: "f", Corpora: []*datasets.Corpus{c},
-		Questions: []datasets.Question{
-			{ID: "q1", CorpusID: "p1", Task: "single_point_factual", AskedAt: day(3), Text: "What is the name of your cat?",
-				Answer: "My cat is called Miso.", Evidence: []datasets.EvidenceGroup{{Statement: "She adopted a cat named Miso.", TraceIDs: []string{"t1"}}},
-				Choices: []datasets.Choice{{ID: "A", Text: "Miso"}, {ID: "B", Text: "Tofu"}, {ID: "E", Text: "Cannot be determined based on available information"}}, Correct: "A"},
-			{ID: "q2", CorpusID: "p1", Task: "unanswerable", AskedAt: day(3), Text: "Which marathon did you run?",
-				Answer: "I have not run one."},
-		}}
-}
-
-// failing is a System that fails on one question id.
-type failing struct {
-	retrieval.System
-	bad string
-}
-
-func (f failing) Retrieve(ctx context.Context, q datasets.Question, k int) ([]retrieval.Hit, error) {
-	if q.ID == f.bad {
-		return nil, errors.New("index unavailable")
-	}
-	return f.System.Retrieve(ctx, q, k)
-}
-
 func TestEvaluateFlatRespectsAdmissionAndScores(t *testing.T) {
-	d := tiny()
+	d := runtest.Tiny()
 	flat, err := retrieval.NewFlat(d, retrieval.BM25Params{})
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +61,7 @@ func TestEvaluateFlatRespectsAdmissionAndScores(t *testing.T) {
 		t.Error("q2 is not multiple choice but has a choice accuracy")
 	}
 
-	s := res.Summary()
+	s := reports.SummaryOf(res)
 	if s.WithGold != 1 || s.NoGold != 1 || s.Failed != 0 || s.Questions != 2 {
 		t.Errorf("summary counts = %+v", s)
 	}
@@ -102,30 +71,30 @@ func TestEvaluateFlatRespectsAdmissionAndScores(t *testing.T) {
 }
 
 func TestEvaluateCountsFailuresApart(t *testing.T) {
-	d := tiny()
+	d := runtest.Tiny()
 	flat, _ := retrieval.NewFlat(d, retrieval.BM25Params{})
-	res, err := Evaluate(context.Background(), d, Config{System: failing{flat, "q1"}, Reader: generate.NewExtractive(), K: 5})
+	res, err := Evaluate(context.Background(), d, Config{System: runtest.FailOn{System: flat, Bad: "q1"}, Reader: generate.NewExtractive(), K: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f := res.Records[0].Failure; !strings.Contains(f, "index unavailable") {
 		t.Fatalf("failure = %q", f)
 	}
-	s := res.Summary()
+	s := reports.SummaryOf(res)
 	if s.Failed != 1 || s.WithGold != 0 {
 		t.Errorf("failed = %d with gold = %d, want 1 and 0", s.Failed, s.WithGold)
 	}
 	if m := s.Judge(judge.MetricChoiceAccuracy); m.N != 0 || !math.IsNaN(m.Value) {
 		t.Errorf("choice accuracy over a failed question = %+v, want none (never scored as 0)", m)
 	}
-	tb := AnswerTable([]Summary{s}).Markdown()
+	tb := reports.AnswerTable([]reports.Summary{s}).Markdown()
 	if !strings.Contains(tb, "Choice accuracy") || !strings.Contains(tb, "n/a") {
 		t.Errorf("answer table:\n%s", tb)
 	}
 }
 
 func TestEvaluateBadConfigAndCancel(t *testing.T) {
-	d := tiny()
+	d := runtest.Tiny()
 	o := retrieval.NewOracle(d)
 	if _, err := Evaluate(context.Background(), d, Config{System: o, Reader: generate.NewExtractive(), K: 0}); err == nil {
 		t.Error("k=0 accepted")
@@ -139,16 +108,16 @@ func TestEvaluateBadConfigAndCancel(t *testing.T) {
 }
 
 func TestByTaskAndRetrievalTable(t *testing.T) {
-	d := tiny()
+	d := runtest.Tiny()
 	res, err := Evaluate(context.Background(), d, Config{System: retrieval.NewOracle(d), Reader: generate.NewExtractive(), K: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	groups := res.ByTask()
+	groups := reports.TaskSummaries(res)
 	if len(groups) != 2 || groups[0].Group != "single_point_factual" || groups[1].Group != "unanswerable" {
 		t.Fatalf("groups = %+v", groups)
 	}
-	md := RetrievalTable(groups).Markdown()
+	md := reports.RetrievalTable(groups).Markdown()
 	for _, want := range []string{"| single_point_factual | oracle | 10 | 1 / 0 / 0 | 1.000 |", "| unanswerable | oracle | 10 | 0 / 1 / 0 | n/a |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("table lacks %q:\n%s", want, md)
@@ -157,9 +126,9 @@ func TestByTaskAndRetrievalTable(t *testing.T) {
 }
 
 func TestRecallAtKTable(t *testing.T) {
-	d := tiny()
+	d := runtest.Tiny()
 	flat, _ := retrieval.NewFlat(d, retrieval.BM25Params{})
-	var results []*Result
+	var results []*record.Result
 	for _, sys := range []retrieval.System{flat, retrieval.NewOracle(d)} {
 		for _, k := range []int{2, 1} {
 			r, err := Evaluate(context.Background(), d, Config{System: sys, Reader: generate.NewExtractive(), K: k})
@@ -169,7 +138,7 @@ func TestRecallAtKTable(t *testing.T) {
 			results = append(results, r)
 		}
 	}
-	md := RecallAtKTable(results).Markdown()
+	md := reports.RecallAtKTable(results).Markdown()
 	want := "| task | system | n (gold) | Recall-Flat@1 | Recall-Flat@2 | Any-Any@1 | Any-Any@2 |\n" +
 		"| --- | --- | ---: | ---: | ---: | ---: | ---: |\n" +
 		"| single_point_factual | flat-bm25 | 1 | 1.000 | 1.000 | 1.000 | 1.000 |\n" +
@@ -193,9 +162,9 @@ func (s *metered) Retrieve(ctx context.Context, q datasets.Question, k int) ([]r
 func (s *metered) Meter() retrieval.Meter { return s.m }
 
 func TestRunMeterIsPerRun(t *testing.T) {
-	d := tiny()
+	d := runtest.Tiny()
 	s := &metered{System: retrieval.NewOracle(d), m: retrieval.Meter{IngestCalls: 7}}
-	var results []*Result
+	var results []*record.Result
 	for _, k := range []int{1, 2} {
 		r, err := Evaluate(context.Background(), d, Config{System: s, Reader: generate.NewExtractive(), K: k})
 		if err != nil {
@@ -208,15 +177,15 @@ func TestRunMeterIsPerRun(t *testing.T) {
 			t.Errorf("k=%d meter %+v, want this run's 2 calls and 20 tokens only", r.K, r.Meter)
 		}
 	}
-	md := CostTable(results).Markdown()
+	md := reports.CostTable(results).Markdown()
 	if !strings.Contains(md, "| oracle | 1 | 2 | 0 | 0 | 0 | 2 | 20 | 0 | 1.00 |") {
 		t.Errorf("cost table:\n%s", md)
 	}
 }
 
 func TestQuestionsAskedInTimeOrder(t *testing.T) {
-	d := tiny()
-	d.Questions[0].AskedAt, d.Questions[1].AskedAt = day(5), day(4)
+	d := runtest.Tiny()
+	d.Questions[0].AskedAt, d.Questions[1].AskedAt = runtest.Day(5), runtest.Day(4)
 	var asked []string
 	s := askLog{System: retrieval.NewOracle(d), log: &asked}
 	r, err := Evaluate(context.Background(), d, Config{System: s, Reader: generate.NewExtractive(), K: 3})

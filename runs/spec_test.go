@@ -6,8 +6,10 @@ import (
 	"testing"
 
 	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/internal/runtest"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/retrieval"
 )
 
@@ -26,7 +28,7 @@ func TestSpecNamesModelsAndEndpointsNeverKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, flat := sampleFlat(t)
+	d, flat := runtest.SampleFlat(t)
 	reader, err := generate.NewModelReader(client, generate.ReaderConfig{})
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +54,7 @@ func TestSpecNamesModelsAndEndpointsNeverKeys(t *testing.T) {
 }
 
 func TestCodeVersionNamesTheRevision(t *testing.T) {
-	v := CodeVersion()
+	v := record.CodeVersion()
 	if v == "" || v == "unknown" {
 		t.Fatalf("code version %q", v)
 	}
@@ -69,7 +71,7 @@ func TestCodeVersionNamesTheRevision(t *testing.T) {
 }
 
 func TestErrataMakeAnotherRun(t *testing.T) {
-	d, flat := sampleFlat(t)
+	d, flat := runtest.SampleFlat(t)
 	cfg := Config{System: flat, K: 5}
 	fixed := *d
 	fixed.Errata = "errata.csv sha256:0123 (0 excluded, 1 patched)"
@@ -87,7 +89,7 @@ func TestErrataMakeAnotherRun(t *testing.T) {
 // TestBM25ConstantsMakeDifferentRuns: a sweep over k1 or b must not resume
 // one point's records for another (they once shared a run id).
 func TestBM25ConstantsMakeDifferentRuns(t *testing.T) {
-	d, def := sampleFlat(t)
+	d, def := runtest.SampleFlat(t)
 	other, err := retrieval.NewFlat(d, retrieval.BM25Params{K1: 1.5, B: 0.5})
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +114,7 @@ func TestBM25ConstantsMakeDifferentRuns(t *testing.T) {
 // reaches the spec, the store and the manifest without them; the host
 // stays, so two servers are two runs.
 func TestSpecLeavesURLCredentialsOut(t *testing.T) {
-	d, flat := sampleFlat(t)
+	d, flat := runtest.SampleFlat(t)
 	spec := SpecOf(d, Config{System: flat, K: 5, Params: map[string]string{
 		"server": "http://alice:SECRET-pw@10.0.0.5:8080/v1?api_key=SECRET-key&region=eu"}})
 	js := spec.JSON()

@@ -7,10 +7,12 @@ import (
 
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/internal/runtest"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/llm/cache"
 	"github.com/memlab/memlab/llm/llmtest"
+	"github.com/memlab/memlab/record"
 )
 
 func TestRecordsCountModelCallsByStage(t *testing.T) {
@@ -32,7 +34,7 @@ func TestRecordsCountModelCallsByStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, flat := sampleFlat(t)
+	d, flat := runtest.SampleFlat(t)
 	cfg := Config{System: flat, Reader: reader, K: 5,
 		Judges: []Judge{CloneMemQAJudge(judge.NewCloneMemJudge(client, judge.Config{}))}}
 	res, err := Run(context.Background(), d, cfg, Options{NoStore: true})
@@ -68,8 +70,8 @@ func TestRecordsCountModelCallsByStage(t *testing.T) {
 		}
 	}
 	// Usage survives the store.
-	b, _ := MarshalRecord(again.Records[0])
-	back, err := UnmarshalRecord(b)
+	b, _ := record.Marshal(again.Records[0])
+	back, err := record.Unmarshal(b)
 	if err != nil || back.Usage != again.Records[0].Usage {
 		t.Errorf("usage round trip: %+v vs %+v (%v)", back.Usage, again.Records[0].Usage, err)
 	}

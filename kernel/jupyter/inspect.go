@@ -256,7 +256,7 @@ func (d *docs) lookup(p *doc.Package, name string) (decl, comment string, ok boo
 }
 
 // Inspect returns the documentation of the expression around the cursor
-// (a byte offset of code): a package, a package symbol ("runs.Compare"),
+// (a byte offset of code): a package, a package symbol ("reports.Compare"),
 // a method or field ("analysis.Figure.PNG"), or a variable of the session
 // (its type and value). found is false when nothing is known.
 func (k *Kernel) Inspect(code string, cursor int) (text string, found bool) {

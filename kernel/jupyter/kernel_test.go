@@ -330,13 +330,13 @@ func testKernel(t *testing.T, cells ...string) *Kernel {
 }
 
 func TestCompletions(t *testing.T) {
-	k := testKernel(t, "import (\n\t\"github.com/memlab/memlab/runs\"\n\tst \"gonum.org/v1/gonum/stat\"\n)\ntotal := 3\ntype Point struct{ X, Y float64 }\nfunc helper() {}\np := &Point{}")
+	k := testKernel(t, "import (\n\t\"github.com/memlab/memlab/reports\"\n\tst \"gonum.org/v1/gonum/stat\"\n)\ntotal := 3\ntype Point struct{ X, Y float64 }\nfunc helper() {}\np := &Point{}")
 	cases := []struct {
 		code      string
 		want      []string
 		wantStart int
 	}{
-		{"runs.Comp", []string{"Compare", "CompareOptions"}, 5},
+		{"reports.Comp", []string{"Compare", "CompareOptions"}, 8},
 		{"x := st.Mea", []string{"Mean", "MeanStdDev"}, 8},
 		{"analysis.LineP", []string{"LinePlot"}, 9}, // not imported yet: known package
 		{"tot", []string{"total"}, 0},

@@ -1,0 +1,257 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/memlab/memlab/judge"
+	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/retrieval"
+)
+
+// Float is a float64 whose JSON form keeps what encoding/json refuses:
+// NaN (undefined for this question) is null, infinities are the strings
+// "+Inf" and "-Inf". Records and manifests store their scores as Float.
+type Float float64
+
+// MarshalJSON writes null for NaN, "+Inf"/"-Inf" for infinities, else the
+// shortest decimal that reads back to the same float64.
+func (f Float) MarshalJSON() ([]byte, error) {
+	x := float64(f)
+	switch {
+	case math.IsNaN(x):
+		return []byte("null"), nil
+	case math.IsInf(x, 1):
+		return []byte(`"+Inf"`), nil
+	case math.IsInf(x, -1):
+		return []byte(`"-Inf"`), nil
+	}
+	return strconv.AppendFloat(nil, x, 'g', -1, 64), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (f *Float) UnmarshalJSON(b []byte) error {
+	switch s := string(bytes.TrimSpace(b)); s {
+	case "null":
+		*f = Float(math.NaN())
+	case `"+Inf"`:
+		*f = Float(math.Inf(1))
+	case `"-Inf"`:
+		*f = Float(math.Inf(-1))
+	default:
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("want a number, null, \"+Inf\" or \"-Inf\", got %.40s", s)
+		}
+		*f = Float(x)
+	}
+	return nil
+}
+
+func floatsJSON(xs []float64) []Float {
+	if xs == nil {
+		return nil
+	}
+	out := make([]Float, len(xs))
+	for i, x := range xs {
+		out[i] = Float(x)
+	}
+	return out
+}
+
+func floatsOf(xs []Float) []float64 {
+	if xs == nil {
+		return nil
+	}
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+// recordJSON is the stored and exported form of a Record (one JSON object
+// per record in the run store and in JSONL exports).
+type recordJSON struct {
+	QuestionID     string           `json:"question_id"`
+	CorpusID       string           `json:"corpus_id"`
+	Task           string           `json:"task,omitempty"`
+	Dimension      string           `json:"dimension,omitempty"`
+	System         string           `json:"system"`
+	Reader         string           `json:"reader"`
+	K              int              `json:"k"`
+	Visible        int              `json:"visible"`
+	Ranked         []string         `json:"ranked"`
+	Scores         []Float          `json:"scores"`
+	Retrieval      scoreJSON        `json:"retrieval"`
+	Hits           []hitJSON        `json:"hits"`
+	ContextIDs     []string         `json:"context_ids"`
+	Choice         string           `json:"choice,omitempty"`
+	Correct        string           `json:"correct,omitempty"`
+	ChoiceOutcome  string           `json:"choice_outcome,omitempty"`
+	Answer         string           `json:"answer"`
+	AnswerTraceIDs []string         `json:"answer_trace_ids,omitempty"`
+	Abstained      bool             `json:"abstained"`
+	Judges         map[string]Float `json:"judges"`
+	Verdicts       []verdictJSON    `json:"verdicts,omitempty"`
+	JudgeVerdicts  []int            `json:"judge_verdicts,omitempty"`
+	Failure        string           `json:"failure,omitempty"`
+	LatencyMS      Float            `json:"latency_ms"`
+	Usage          *usageJSON       `json:"usage,omitempty"`
+}
+
+// usageJSON is Record.Usage; absent when no model was called.
+type usageJSON struct {
+	Retrieve llm.TallyCounts `json:"retrieve"`
+	Read     llm.TallyCounts `json:"read"`
+	Judge    llm.TallyCounts `json:"judge"`
+}
+
+type scoreJSON struct {
+	K          int   `json:"k"`
+	HasGold    bool  `json:"has_gold"`
+	RecallFlat Float `json:"recall_flat"`
+	AllAll     Float `json:"all_all"`
+	AllAny     Float `json:"all_any"`
+	AnyAll     Float `json:"any_all"`
+	AnyAny     Float `json:"any_any"`
+	MRR        Float `json:"mrr"`
+	NDCG       Float `json:"ndcg"`
+}
+
+type hitJSON struct {
+	UnitID   string   `json:"unit_id"`
+	TraceIDs []string `json:"trace_ids"`
+	Score    Float    `json:"score"`
+	Text     string   `json:"text"`
+	Kind     string   `json:"kind,omitempty"`
+	Time     string   `json:"time,omitempty"` // RFC 3339 with nanoseconds; "" = unknown
+}
+
+type verdictJSON struct {
+	Judge      string  `json:"judge"`
+	Metric     string  `json:"metric"`
+	Model      string  `json:"model,omitempty"`
+	RubricHash string  `json:"rubric_hash,omitempty"`
+	Score      Float   `json:"score"`
+	Min        Float   `json:"min"`
+	Max        Float   `json:"max"`
+	Reasoning  string  `json:"reasoning,omitempty"`
+	Raw        string  `json:"raw,omitempty"`
+	Attempts   int     `json:"attempts"`
+	Failure    string  `json:"failure,omitempty"`
+	Error      string  `json:"error,omitempty"`
+	Samples    []Float `json:"samples,omitempty"`
+}
+
+// Marshal returns r as one line of JSON (the run store's and the
+// JSONL export's form): snake_case keys, NaN as null, infinities as
+// "+Inf"/"-Inf", times in RFC 3339 with nanoseconds, latency in
+// milliseconds.
+func Marshal(r Record) ([]byte, error) {
+	j := recordJSON{
+		QuestionID: r.QuestionID, CorpusID: r.CorpusID, Task: r.Task, Dimension: r.Dimension,
+		System: r.System, Reader: r.Reader, K: r.K, Visible: r.Visible,
+		Ranked: r.Ranked, Scores: floatsJSON(r.Scores), ContextIDs: r.ContextIDs,
+		Choice: r.Choice, Correct: r.Correct, ChoiceOutcome: r.ChoiceOutcome,
+		Answer: r.Answer, AnswerTraceIDs: r.AnswerTraceIDs, Abstained: r.Abstained,
+		Failure: r.Failure, LatencyMS: Float(float64(r.Latency) / float64(time.Millisecond)),
+		JudgeVerdicts: r.JudgeVerdicts,
+	}
+	if r.Usage != (Usage{}) {
+		j.Usage = &usageJSON{Retrieve: r.Usage.Retrieve, Read: r.Usage.Read, Judge: r.Usage.Judge}
+	}
+	s := r.Retrieval
+	j.Retrieval = scoreJSON{K: s.K, HasGold: s.HasGold, RecallFlat: Float(s.RecallFlat), AllAll: Float(s.AllAll),
+		AllAny: Float(s.AllAny), AnyAll: Float(s.AnyAll), AnyAny: Float(s.AnyAny), MRR: Float(s.MRR), NDCG: Float(s.NDCG)}
+	for _, h := range r.Hits {
+		hj := hitJSON{UnitID: h.UnitID, TraceIDs: h.TraceIDs, Score: Float(h.Score), Text: h.Text, Kind: h.Kind}
+		if !h.Time.IsZero() {
+			hj.Time = h.Time.Format(time.RFC3339Nano)
+		}
+		j.Hits = append(j.Hits, hj)
+	}
+	if r.Judges != nil {
+		j.Judges = make(map[string]Float, len(r.Judges))
+		for k, v := range r.Judges {
+			j.Judges[k] = Float(v)
+		}
+	}
+	for _, v := range r.Verdicts {
+		j.Verdicts = append(j.Verdicts, verdictJSON{Judge: v.Judge, Metric: v.Metric, Model: v.Model, RubricHash: v.RubricHash,
+			Score: Float(v.Score), Min: Float(v.Min), Max: Float(v.Max), Reasoning: v.Reasoning, Raw: v.Raw,
+			Attempts: v.Attempts, Failure: v.Failure, Error: v.Error, Samples: floatsJSON(v.Samples)})
+	}
+	b, err := json.Marshal(j)
+	if err != nil {
+		return nil, fmt.Errorf("record: encode record %q: %w", r.QuestionID, err)
+	}
+	return b, nil
+}
+
+// Unmarshal reads a record written by Marshal.
+func Unmarshal(data []byte) (Record, error) {
+	var j recordJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return Record{}, fmt.Errorf("record: decode record: %w", err)
+	}
+	r := Record{
+		QuestionID: j.QuestionID, CorpusID: j.CorpusID, Task: j.Task, Dimension: j.Dimension,
+		System: j.System, Reader: j.Reader, K: j.K, Visible: j.Visible,
+		Ranked: j.Ranked, Scores: floatsOf(j.Scores), ContextIDs: j.ContextIDs,
+		Choice: j.Choice, Correct: j.Correct, ChoiceOutcome: j.ChoiceOutcome,
+		Answer: j.Answer, AnswerTraceIDs: j.AnswerTraceIDs, Abstained: j.Abstained,
+		Failure: j.Failure, Latency: time.Duration(math.Round(float64(j.LatencyMS) * float64(time.Millisecond))),
+		JudgeVerdicts: j.JudgeVerdicts,
+	}
+	if j.Usage != nil {
+		r.Usage = Usage{Retrieve: j.Usage.Retrieve, Read: j.Usage.Read, Judge: j.Usage.Judge}
+	}
+	s := j.Retrieval
+	r.Retrieval = retrieval.RetrievalScore{K: s.K, HasGold: s.HasGold, RecallFlat: float64(s.RecallFlat), AllAll: float64(s.AllAll),
+		AllAny: float64(s.AllAny), AnyAll: float64(s.AnyAll), AnyAny: float64(s.AnyAny), MRR: float64(s.MRR), NDCG: float64(s.NDCG)}
+	for i, hj := range j.Hits {
+		h := retrieval.Hit{UnitID: hj.UnitID, TraceIDs: hj.TraceIDs, Score: float64(hj.Score), Text: hj.Text, Kind: hj.Kind}
+		if hj.Time != "" {
+			t, err := time.Parse(time.RFC3339Nano, hj.Time)
+			if err != nil {
+				return Record{}, fmt.Errorf("record: decode record %q: hits[%d].time: %w", j.QuestionID, i, err)
+			}
+			h.Time = t
+		}
+		r.Hits = append(r.Hits, h)
+	}
+	if j.Judges != nil {
+		r.Judges = make(map[string]float64, len(j.Judges))
+		for k, v := range j.Judges {
+			r.Judges[k] = float64(v)
+		}
+	}
+	for _, v := range j.Verdicts {
+		r.Verdicts = append(r.Verdicts, judge.Verdict{Judge: v.Judge, Metric: v.Metric, Model: v.Model, RubricHash: v.RubricHash,
+			Score: float64(v.Score), Min: float64(v.Min), Max: float64(v.Max), Reasoning: v.Reasoning, Raw: v.Raw,
+			Attempts: v.Attempts, Failure: v.Failure, Error: v.Error, Samples: floatsOf(v.Samples)})
+	}
+	return r, nil
+}
+
+// WriteJSONL writes recs as JSON Lines: one Marshal object per line (the
+// run store's form; Unmarshal reads a line back).
+func WriteJSONL(w io.Writer, recs []Record) error {
+	for _, r := range recs {
+		b, err := Marshal(r)
+		if err != nil {
+			return err
+		}
+		b = append(b, '\n')
+		if _, err := w.Write(b); err != nil {
+			return fmt.Errorf("record: write JSONL record %q: %w", r.QuestionID, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+package record
+
+import (
+	"time"
+
+	"github.com/memlab/memlab/judge"
+	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/retrieval"
+)
+
+// Record is what one question becomes in one run.
+type Record struct {
+	QuestionID string
+	CorpusID   string
+	Task       string
+	Dimension  string
+	// System, Reader and K identify the configuration.
+	System string
+	Reader string
+	K      int
+	// Visible is the number of traces admitted at the question's time.
+	Visible int
+	// Ranked is the retrieved trace ids (deduplicated, first occurrence kept,
+	// cut at K) and Scores the score of the unit that first returned each.
+	Ranked []string
+	Scores []float64
+	// Retrieval holds the recall variants, MRR and nDCG at K; HasGold is false
+	// for a question without gold trace ids.
+	Retrieval retrieval.RetrievalScore
+	// Hits are the system's unit-level hits as returned (kind, unit id,
+	// trace ids, score, time, text): what exports to the official formats
+	// and memory-utility judges read.
+	Hits []retrieval.Hit
+	// ContextIDs are the ids of the passages given to the reader, in order.
+	ContextIDs []string
+	// Choice is the option chosen in multiple-choice mode ("" when the
+	// question has no options), Correct the gold option.
+	Choice  string
+	Correct string
+	// Answer is the free-text answer, AnswerTraceIDs the traces it cites.
+	Answer         string
+	AnswerTraceIDs []string
+	Abstained      bool
+	// Judges maps a judge metric name (see package judge) to its value for
+	// this question; NaN means undefined for this question (e.g. evidence
+	// coverage without gold statements).
+	Judges map[string]float64
+	// Verdicts are the LLM judges' verdicts, judged or failed, each with
+	// its judge model, rubric hash, raw output, score and reasoning.
+	Verdicts []judge.Verdict
+	// JudgeVerdicts is how many verdicts each of the run's judges
+	// (Config.Judges, in order) returned: Verdicts holds them first, one
+	// judge after another, then the verdicts a Rejudge added. A rerun uses
+	// it to judge again only the judges whose verdicts failed. nil in
+	// records written before it was kept (a rerun then judges such a
+	// record's failed verdicts again with every judge of the run).
+	JudgeVerdicts []int
+	// ChoiceOutcome is how a model reader's multiple-choice output was read
+	// (generate.OutcomeChosen, OutcomeUnparseable, OutcomeAmbiguous).
+	ChoiceOutcome string
+	// Failure is non-empty when a step failed for this question; a failed
+	// record is counted apart and never scored.
+	Failure string
+	// Latency is the wall time of the whole question (retrieve, read, judge).
+	Latency time.Duration
+	// Usage is what the question's model calls were, by stage.
+	Usage Usage
+}
+
+// Usage counts a question's model calls by stage (llm.Tally): Retrieve is
+// what the system's Retrieve called (for incremental memories, including
+// the ingest of the traces that arrived before the question), Read the
+// reader's calls, Judge the LLM judges'. All zero offline.
+type Usage struct {
+	Retrieve, Read, Judge llm.TallyCounts
+}
+
+// Total is the sum over the stages.
+func (u Usage) Total() llm.TallyCounts { return u.Retrieve.Add(u.Read).Add(u.Judge) }

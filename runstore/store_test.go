@@ -1,0 +1,175 @@
+package runstore_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/internal/runtest"
+	"github.com/memlab/memlab/internal/sqlitedb"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/retrieval"
+	"github.com/memlab/memlab/runs"
+	"github.com/memlab/memlab/runstore"
+)
+
+func TestRunStoreTakesOverADeadProcess(t *testing.T) {
+	st := runtest.OpenStore(t)
+	d, flat := runtest.SampleFlat(t)
+	cfg := runs.Config{System: flat, Reader: generate.NewExtractive(), K: 5}
+	spec := runs.SpecOf(d, cfg)
+	l, err := st.Begin(context.Background(), spec, "dead", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Abandon()
+	// A process that no longer exists (pid above the kernel's pid_max).
+	if _, err := st.DB().Exec(`UPDATE runs SET owner = ? WHERE id = ?`, runstore.Hostname+" 99999999 dead", spec.ID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runs.Run(context.Background(), d, cfg, runs.Options{Store: st}); err != nil {
+		t.Fatalf("a run held by a dead process was not taken over: %v", err)
+	}
+	// Another host's fresh lease is respected, a stale one is not.
+	if _, err := st.DB().Exec(`UPDATE runs SET owner = 'elsewhere 1 x', heartbeat = ? WHERE id = ?`, time.Now().UnixMilli(), spec.ID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runs.Run(context.Background(), d, cfg, runs.Options{Store: st}); !errors.Is(err, runstore.ErrRunBusy) {
+		t.Fatalf("fresh lease of another host: %v", err)
+	}
+	if _, err := st.DB().Exec(`UPDATE runs SET heartbeat = ? WHERE id = ?`, time.Now().Add(-2*runstore.LeaseTimeout).UnixMilli(), spec.ID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runs.Run(context.Background(), d, cfg, runs.Options{Store: st}); err != nil {
+		t.Fatalf("stale lease of another host: %v", err)
+	}
+}
+
+func TestStoreMigratesFromSchemaVersion1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, _, err := sqlitedb.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sqlitedb.Migrate(context.Background(), db, "run store", runstore.Migrations[:1]); err != nil {
+		t.Fatal(err)
+	}
+	// A version 1 store as the first memlab wrote it: one run, two records.
+	d, flat := runtest.SampleFlat(t)
+	cfg := runs.Config{System: flat, Reader: generate.NewExtractive(), K: 5}
+	ref, err := runs.Run(context.Background(), d, cfg, runs.Options{NoStore: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := ref.Spec
+	_, err = db.Exec(`INSERT INTO runs (id, label, dataset, fingerprint, system, reader, k, spec, code_version, questions, created_at, updated_at)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`, spec.ID(), "old", spec.Dataset, spec.Fingerprint, spec.System, spec.Reader, spec.K,
+		spec.JSON(), "v0", spec.Questions, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		data, _ := record.Marshal(ref.Records[i])
+		if _, err := db.Exec(`INSERT INTO records (run_id, question_id, ord, failure, latency_us, data, written_at) VALUES (?,?,?,?,?,?,?)`,
+			spec.ID(), ref.Records[i].QuestionID, i, "", 0, string(data), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	st, err := runstore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var v string
+	if err := st.DB().QueryRow(`SELECT value FROM meta WHERE name = 'schema_version'`).Scan(&v); err != nil || v != fmt.Sprint(runstore.SchemaVersion) {
+		t.Fatalf("schema version %q (%v), want %d", v, err, runstore.SchemaVersion)
+	}
+	info, err := st.Run(spec.ID()[:6])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Done != 2 || info.Meter != (retrieval.Meter{}) || info.Sessions != 0 {
+		t.Errorf("migrated run: %+v", info)
+	}
+	res, err := runs.Run(context.Background(), d, cfg, runs.Options{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Resumed != 2 {
+		t.Errorf("resumed %d records of the old store, want 2", res.Resumed)
+	}
+	runtest.SameRecords(t, res.Records, ref.Records)
+}
+
+func TestStoreRefusesANewerSchemaAndForeignFiles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "new.db")
+	st, err := runstore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.DB().Exec(`UPDATE meta SET value = '99' WHERE name = 'schema_version'`)
+	st.Close()
+	if _, err := runstore.Open(path); err == nil || !strings.Contains(err.Error(), "newer") || !strings.Contains(err.Error(), path) {
+		t.Errorf("newer schema: %v", err)
+	}
+	foreign := filepath.Join(dir, "foreign.db")
+	db, err := sql.Open("sqlite", foreign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Exec(`CREATE TABLE x (y)`)
+	db.Close()
+	if _, err := runstore.Open(foreign); err == nil || !strings.Contains(err.Error(), "not a memlab run store") {
+		t.Errorf("foreign file: %v", err)
+	}
+}
+
+func TestRunStopsCleanlyWhenTheStoreIsFull(t *testing.T) {
+	st := runtest.OpenStore(t)
+	st.DB().SetMaxOpenConns(1) // max_page_count is per connection
+	var pages int
+	if err := st.DB().QueryRow(`PRAGMA page_count`).Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DB().Exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages+12)); err != nil {
+		t.Fatal(err)
+	}
+	d, flat := runtest.SampleFlat(t)
+	cfg := runs.Config{System: flat, Reader: generate.NewExtractive(), K: 10}
+	res, err := runs.Run(context.Background(), d, cfg, runs.Options{Store: st, Workers: 2})
+	if err == nil {
+		t.Fatal("a full store did not stop the run")
+	}
+	if !strings.Contains(err.Error(), "full") || !strings.Contains(err.Error(), "completed records are kept") {
+		t.Errorf("error does not say the store is full and records are kept: %v", err)
+	}
+	kept, err2 := st.Records(res.ID)
+	if err2 != nil {
+		t.Fatal(err2)
+	}
+	if len(kept) == 0 || len(kept) >= len(d.Questions) || len(kept) != len(res.Records) {
+		t.Fatalf("kept %d records, result has %d, of %d questions", len(kept), len(res.Records), len(d.Questions))
+	}
+	// Space again: the run resumes with what was kept.
+	if _, err := st.DB().Exec(`PRAGMA max_page_count = 1073741823`); err != nil {
+		t.Fatal(err)
+	}
+	again, err := runs.Run(context.Background(), d, cfg, runs.Options{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Resumed != len(kept) || len(again.Records) != len(d.Questions) {
+		t.Errorf("resumed %d of %d kept, %d records", again.Resumed, len(kept), len(again.Records))
+	}
+	ref, _ := runs.Run(context.Background(), d, cfg, runs.Options{NoStore: true})
+	runtest.SameRecords(t, again.Records, ref.Records)
+}
