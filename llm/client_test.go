@@ -307,13 +307,9 @@ func TestUsageAndCost(t *testing.T) {
 	}
 	row := rep.Rows[0]
 	want := (float64(row.PromptTokens)*1.0 + float64(row.CompletionTokens)*2.0) / 1e6
-	if row.Calls != 1 || row.CacheHits != 1 || !row.Priced || row.CostUSD != want || row.CompletionTokens != 3 {
-		t.Errorf("row %+v, want 1 call, 1 hit, cost %g", row, want)
-	}
-	var b strings.Builder
-	rep.WriteText(&b)
-	if !strings.Contains(b.String(), "| backbone | test-model | 1 | 1 | 0 |") {
-		t.Errorf("usage table:\n%s", b.String())
+	if row.Role != RoleBackbone || row.Model != "test-model" || row.Calls != 1 || row.CacheHits != 1 || row.Failed != 0 ||
+		!row.Priced || row.CostUSD != want || row.CompletionTokens != 3 {
+		t.Errorf("row %+v, want backbone test-model: 1 call, 1 hit, 0 failed, cost %g", row, want)
 	}
 }
 
@@ -364,8 +360,7 @@ func TestSentinelKeyGoesNowhere(t *testing.T) {
 		fmt.Fprintln(&seen, Target(c, r, ""))
 	}
 	fmt.Fprintf(&seen, "%v %+v %#v", cfg.Endpoints, cfg.Endpoints, cfg.Endpoints)
-	rep := c.Usage()
-	rep.WriteText(&seen)
+	fmt.Fprintf(&seen, "%+v", c.Usage())
 	fmt.Fprintf(&seen, "%+v %+v", cfg, *cfg.Endpoints["e"])
 	if err := c.Check(context.Background()); err != nil {
 		fmt.Fprint(&seen, err)

@@ -1,12 +1,8 @@
 package llm
 
 import (
-	"fmt"
-	"io"
 	"sort"
 	"sync"
-
-	"github.com/memlab/memlab/analysis"
 )
 
 // UsageRow is the usage of one model in one role.
@@ -23,7 +19,8 @@ type UsageRow struct {
 	Priced  bool
 }
 
-// UsageReport is a client's usage so far, one row per (role, model), sorted.
+// UsageReport is a client's usage so far, one row per (role, model),
+// sorted. reports.ClientUsageTable lays it out as a table.
 type UsageReport struct {
 	Rows []UsageRow
 }
@@ -96,32 +93,4 @@ func (r UsageReport) Total() UsageRow {
 		t.Priced = t.Priced && row.Priced
 	}
 	return t
-}
-
-// Table renders the report, with a total row; an unpriced cost shows as
-// "no price".
-func (r UsageReport) Table() analysis.Table {
-	t := analysis.Table{Header: []string{"role", "model", "calls", "cache hits", "failed", "prompt tokens", "completion tokens", "cost (USD)"},
-		Align: []string{"l", "l", "r", "r", "r", "r", "r", "r"}}
-	add := func(row UsageRow) {
-		cost := "no price"
-		if row.Priced {
-			cost = fmt.Sprintf("%.4f", row.CostUSD)
-		}
-		t.AddRow([]string{row.Role, row.Model, fmt.Sprint(row.Calls), fmt.Sprint(row.CacheHits), fmt.Sprint(row.Failed),
-			fmt.Sprint(row.PromptTokens), fmt.Sprint(row.CompletionTokens), cost})
-	}
-	for _, row := range r.Rows {
-		add(row)
-	}
-	if len(r.Rows) > 1 {
-		add(r.Total())
-	}
-	return t
-}
-
-// WriteText writes the report as a markdown table.
-func (r UsageReport) WriteText(w io.Writer) error {
-	_, err := io.WriteString(w, r.Table().Markdown())
-	return err
 }
