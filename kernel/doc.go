@@ -26,6 +26,10 @@
 //   - stdout, stderr (also os.Stdout and os.Stderr used in cells) and
 //     display outputs are captured per cell, in order;
 //   - the value of a trailing expression is returned for Out[n].
+//   - a compiled function of Options.Symbols whose first parameter is a
+//     context.Context (runs.Run, llm's calls...) gets it bound to the
+//     cell's context: interrupting the cell cancels the call, whatever
+//     context the cell passed.
 //
 // # Describing variables
 //
@@ -45,9 +49,10 @@
 // # Limits (yaegi v0.16.1)
 //
 // No min/max builtins, no range over int or func; cancelling a cell cannot
-// stop a compiled call in progress; a panic in a goroutine started by a cell
-// kills the process. See docs/yaegi.md. Package kernel/worker runs a Session
-// in a supervised child process to survive that: kernel/notebook's Run
-// takes it through RunOptions.NewExecutor (an Executor), and `memlab run`
-// and `memlab kernel` use it.
+// stop a compiled call in progress that takes no context; a panic in a
+// goroutine started by a cell kills the process. See docs/yaegi.md.
+// Package kernel/worker runs a Session in a supervised child process to
+// survive that: kernel/notebook's Run takes it through
+// RunOptions.NewExecutor (an Executor), and `memlab run` and `memlab kernel`
+// use it.
 package kernel

@@ -22,7 +22,6 @@ import (
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
 
-	"github.com/memlab/memlab/internal/cellctx"
 	"github.com/memlab/memlab/internal/displayhost"
 )
 
@@ -109,6 +108,7 @@ type Session struct {
 	stdout  io.Writer       // the stdout writer given to yaegi
 	hoists  int             // statements hoisted into funcs so far (see hoist.go)
 	consts  map[string]bool // const names declared by earlier cells
+	cell    cellContext     // the running cell's context (see cellctx.go)
 }
 
 type defn struct {
@@ -154,7 +154,7 @@ func NewSession(opts Options) (*Session, error) {
 		return nil, fmt.Errorf("kernel: new session: load stdlib symbols: %w", err)
 	}
 	for i, x := range opts.Symbols {
-		if err := s.in.Use(x); err != nil {
+		if err := s.in.Use(s.cell.bindSymbols(x)); err != nil {
 			return nil, fmt.Errorf("kernel: new session: load symbols[%d]: %w", i, err)
 		}
 	}
@@ -334,12 +334,12 @@ func (s *Session) Exec(ctx context.Context, src string) *CellResult {
 		}
 	})
 	prevDir := displayhost.SetOutputDir(s.opts.Dir)
-	prevCtx := cellctx.Set(ctx)
+	s.cell.set(ctx)
 	start := time.Now()
 
 	value, err := s.exec(ctx, n, src)
 
-	cellctx.Set(prevCtx)
+	s.cell.set(nil)
 	displayhost.SetSink(prevSink)
 	displayhost.SetOutputDir(prevDir)
 	s.setCurrent(nil)
