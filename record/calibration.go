@@ -12,7 +12,7 @@ const (
 	CalibrationWrongNumber     = "wrong-number"     // a number, date or time changed: wrong
 	CalibrationVague           = "vague"            // says nothing checkable: wrong
 	CalibrationFalseCommitment = "false-commitment" // commits where the truth is "not known": wrong
-	CalibrationHuman           = "human"            // labelled by a person (ReadCalibrationCSV)
+	CalibrationHuman           = "human"            // labelled by a person (runs.ReadCalibrationCSV)
 )
 
 // CalibrationItem is one candidate answer with a known label.

@@ -49,8 +49,8 @@ type Record struct {
 	// its judge model, rubric hash, raw output, score and reasoning.
 	Verdicts []judge.Verdict
 	// JudgeVerdicts is how many verdicts each of the run's judges
-	// (Config.Judges, in order) returned: Verdicts holds them first, one
-	// judge after another, then the verdicts a Rejudge added. A rerun uses
+	// (runs.Config.Judges, in order) returned: Verdicts holds them first, one
+	// judge after another, then the verdicts a runs.Rejudge added. A rerun uses
 	// it to judge again only the judges whose verdicts failed. nil in
 	// records written before it was kept (a rerun then judges such a
 	// record's failed verdicts again with every judge of the run).

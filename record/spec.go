@@ -27,9 +27,9 @@ type Spec struct {
 	Reader        string `json:"reader"`
 	K             int    `json:"k"`
 	// Judges are the LLM judges' names, each followed by its version (model
-	// and rubric hashes) when the judge reports one (Versioned).
+	// and rubric hashes) when the judge reports one (runs.Versioned).
 	Judges []string `json:"judges,omitempty"`
-	// Params are Config.Params.
+	// Params are runs.Config.Params.
 	Params map[string]string `json:"params,omitempty"`
 }
 

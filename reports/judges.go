@@ -102,7 +102,7 @@ func judgedCounts(s judge.Summary) string {
 
 // OnlyJudge returns copies of recs keeping only the verdicts of the judge
 // named judgeName, so that tables over LLM-judged metrics (JudgeTable,
-// KnowMeTable) show one judge at a time after a Rejudge.
+// KnowMeTable) show one judge at a time after a runs.Rejudge.
 func OnlyJudge(recs []record.Record, judgeName string) []record.Record {
 	out := make([]record.Record, len(recs))
 	for i, r := range recs {

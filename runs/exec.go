@@ -41,7 +41,7 @@ type Options struct {
 	Progress Progress
 	Quiet    bool
 	// Wait makes a run held by another live process wait for it (until
-	// ctx ends) instead of failing with ErrRunBusy.
+	// ctx ends) instead of failing with runstore.ErrRunBusy.
 	Wait bool
 }
 
@@ -119,7 +119,7 @@ func (o Options) progress() Progress {
 // kept. Nothing that succeeded is asked again. Verdicts that no call can
 // mend (no rubric for the task, no gold statements, no reference answer)
 // are not retried. Another live process running the same id makes Run
-// fail with ErrRunBusy (or wait, with Options.Wait).
+// fail with runstore.ErrRunBusy (or wait, with Options.Wait).
 //
 // A failure of one question's step is recorded in its record and the run
 // goes on. Run returns an error for a bad configuration, a store that

@@ -15,8 +15,8 @@ import (
 
 // RenameJudge returns j under another name: Name returns name and every
 // verdict's Judge is name, so two judges of one kind (say the KnowMe judge
-// on two models) keep apart in one record (Rejudge, JudgeAgreementTable,
-// OnlyJudge).
+// on two models) keep apart in one record (Rejudge,
+// reports.JudgeAgreementTable, reports.OnlyJudge).
 func RenameJudge(j Judge, name string) Judge { return renamed{j, name} }
 
 type renamed struct {

@@ -137,7 +137,7 @@ func Open(path string) (*Store, error) {
 
 // OpenReadOnly opens the existing run store at path for reading
 // only, on read-only media too: nothing is created, migrated or written,
-// and a write (starting a run, Rejudge, Delete) fails saying the store is
+// and a write (starting a run, runs.Rejudge, Delete) fails saying the store is
 // read-only. A store of an older schema must be opened once with
 // Open. `memlab runs list|show|diff|export` use it.
 func OpenReadOnly(path string) (*Store, error) {
