@@ -26,8 +26,8 @@ resamples := 2000            // bootstrap resamples and Monte Carlo permutations
 import (
 	"context"
 	"fmt"
-	"os"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/memlab/memlab/analysis"
@@ -36,6 +36,8 @@ import (
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/runs"
 )
@@ -79,7 +81,7 @@ if withModel {
 	embAxis = addValue(embAxis, "model")
 	bbAxis = addValue(bbAxis, "model")
 }
-axes := []runs.Axis{{Name: "embedder", Values: embAxis}, {Name: "backbone", Values: bbAxis}}
+axes := []record.Axis{{Name: "embedder", Values: embAxis}, {Name: "backbone", Values: bbAxis}}
 var judges []runs.Judge
 if withModel {
 	cj := judge.NewCloneMemJudge(chat, judge.Config{})
@@ -122,7 +124,7 @@ func readerFor(backbone string) (generate.Reader, error) {
 	return generate.NewModelReader(chat, generate.ReaderConfig{Model: model})
 }
 
-func point(p map[string]string) ([]*runs.Result, error) {
+func point(p map[string]string) ([]*record.Result, error) {
 	sys, err := flatFor(p["embedder"])
 	if err != nil {
 		return nil, err
@@ -137,7 +139,7 @@ func point(p map[string]string) ([]*runs.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []*runs.Result{res}, nil
+	return []*record.Result{res}, nil
 }
 
 sweep, err := runs.RunSweep(axes, point)
@@ -147,7 +149,7 @@ if err != nil {
 if serr := sweep.Err(); serr != nil {
 	fmt.Println("failed points:", serr)
 }
-display.Markdown(sweep.Table().Markdown())
+display.Markdown(reports.SweepTable(sweep).Markdown())
 
 // %% [markdown]
 // ## Table 5 (layout): means with 95 % intervals, paired tests against bm25 / extractive
@@ -156,7 +158,7 @@ display.Markdown(sweep.Table().Markdown())
 // recall 0-1).
 
 // %%
-var all []*runs.Result
+var all []*record.Result
 for _, pt := range sweep.Points {
 	all = append(all, pt.Results...)
 }
@@ -168,11 +170,11 @@ if withModel {
 }
 // Keep the metrics every run has.
 var shown, notShown []string
-shown, notShown = runs.MetricsInEvery(all, metrics)
+shown, notShown = reports.MetricsInEvery(all, metrics)
 for _, m := range notShown {
 	fmt.Println("not shown (not produced by every run):", m)
 }
-comparison, err := runs.Compare(all, runs.CompareOptions{Metrics: shown, Seed: uint64(seed), Resamples: resamples})
+comparison, err := reports.Compare(all, reports.CompareOptions{Metrics: shown, Seed: uint64(seed), Resamples: resamples})
 if err != nil {
 	panic(err)
 }
@@ -181,7 +183,7 @@ if !withModel {
 	note += "\n\nOffline: no judge model, so QA consistency, memory helpfulness and memory recall (LLM judge) are not computed; " +
 		"Token F1 and evidence coverage are offline proxies (word overlap)."
 } else {
-	display.Markdown(runs.JudgeTable(all).Markdown())
+	display.Markdown(reports.JudgeTable(all).Markdown())
 }
 display.Markdown(comparison.Table.Markdown() + "\n" + note)
 
@@ -189,7 +191,7 @@ display.Markdown(comparison.Table.Markdown() + "\n" + note)
 // ## The grid: embedder (rows) x backbone (columns), one metric per heatmap
 
 // %%
-func grid(cells []runs.CompareCell, metric string) [][]float64 {
+func grid(cells []reports.CompareCell, metric string) [][]float64 {
 	vals := make([][]float64, len(embAxis))
 	for i, e := range embAxis {
 		for _, b := range bbAxis {

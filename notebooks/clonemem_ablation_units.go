@@ -40,6 +40,8 @@ import (
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/llm/offline"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/runs"
 )
@@ -120,7 +122,7 @@ func build(v variant) (*retrieval.FlatUnits, error) {
 	return retrieval.NewFlatUnitsContext(ctx, ds, cfg)
 }
 
-var results []*runs.Result
+var results []*record.Result
 report := analysis.Table{Header: []string{"units", "variant", "system", "units built", "extractor calls", "failed", "empty", "raw fallback"},
 	Align: []string{"l", "l", "l", "r", "r", "r", "r", "r"}}
 for _, v := range variants {
@@ -151,11 +153,11 @@ if withModel {
 }
 // Keep the metrics every run has.
 var shown, notShown []string
-shown, notShown = runs.MetricsInEvery(results, metrics)
+shown, notShown = reports.MetricsInEvery(results, metrics)
 for _, m := range notShown {
 	fmt.Println("not shown (not produced by every run):", m)
 }
-comparison, err := runs.Compare(results, runs.CompareOptions{Metrics: shown, Seed: uint64(seed), Resamples: resamples})
+comparison, err := reports.Compare(results, reports.CompareOptions{Metrics: shown, Seed: uint64(seed), Resamples: resamples})
 if err != nil {
 	panic(err)
 }
@@ -164,7 +166,7 @@ if !withModel {
 	note += "\n\nOffline: no judge model, so QA consistency, memory helpfulness and memory recall (LLM judge) are not computed; " +
 		"Token F1 and evidence coverage are offline proxies (word overlap). Extractions are offline (" + extractor.Name() + "), not a model's."
 } else {
-	display.Markdown(runs.JudgeTable(results).Markdown())
+	display.Markdown(reports.JudgeTable(results).Markdown())
 }
 display.Markdown(comparison.Table.Markdown() + "\n" + note)
 
@@ -172,7 +174,7 @@ display.Markdown(comparison.Table.Markdown() + "\n" + note)
 // ## Recall-Flat per unit variant
 
 // %%
-func recallSeries(cells []runs.CompareCell) ([]string, analysis.BarSeries) {
+func recallSeries(cells []reports.CompareCell) ([]string, analysis.BarSeries) {
 	var groups []string
 	bs := analysis.BarSeries{Name: "Recall-Flat"}
 	for _, c := range cells {

@@ -6,9 +6,9 @@
 // Two systems (Flat BM25 and memlab's timeline memory) answer every question at one k; the
 // records are then grouped by question type (KnowMe: task) and by dimension (experience,
 // emotion, opinion; KnowMe has none, so its levels I-III are used instead), with
-// `runs.Breakdown` for the tables and `runs.Matrix` for the type x dimension heatmaps.
+// `reports.Breakdown` for the tables and `reports.Matrix` for the type x dimension heatmaps.
 // Per-group means carry 95 % bootstrap intervals and a paired test against Flat BM25
-// (`runs.Compare` on each group's records).
+// (`reports.Compare` on each group's records).
 //
 // Answer metrics are LLM-judged only when a judge model is configured; offline they are
 // the **offline proxies**, under their own names.
@@ -24,8 +24,8 @@ resamples := 2000 // bootstrap resamples and Monte Carlo permutations
 import (
 	"context"
 	"fmt"
-	"os"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/memlab/memlab/analysis"
@@ -34,6 +34,8 @@ import (
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/retrieval/timeline"
 	"github.com/memlab/memlab/runs"
@@ -48,9 +50,9 @@ if err != nil {
 ctx := context.Background()
 fmt.Printf("dataset %s (%s): %d questions, %d traces\n", ds.Name, ds.Format, len(ds.Questions), datasets.ComputeStats(ds).Traces)
 // The second grouping: CloneMem's dimension, or KnowMe's level.
-colsBy := runs.ByDimension
+colsBy := reports.ByDimension
 if ds.Format == datasets.FormatKnowMe {
-	colsBy = runs.ByLevel
+	colsBy = reports.ByLevel
 }
 
 var chat *llm.Client // nil offline
@@ -92,7 +94,7 @@ if err != nil {
 }
 systems := []retrieval.System{flat, retrieval.NewIncremental(ds, tl)}
 labels := []string{"Flat (BM25)", "timeline"}
-var results []*runs.Result
+var results []*record.Result
 for i, s := range systems {
 	res, rerr := runs.Evaluate(ctx, ds, runs.Config{System: s, Reader: reader, K: k, Judges: judges, Label: labels[i],
 		Params: map[string]string{"notebook": "clonemem_breakdown"}})
@@ -114,7 +116,7 @@ func answerMetrics() []string {
 	for _, m := range cand {
 		ok := true
 		for _, r := range results {
-			if runs.ColumnsOf(r.Records).Metric(m) == nil {
+			if reports.ColumnsOf(r.Records).Metric(m) == nil {
 				ok = false
 			}
 		}
@@ -135,29 +137,29 @@ if !withModel {
 
 // %%
 func breakdownTables(by string) string {
-	var sums []runs.Summary
+	var sums []reports.Summary
 	for _, r := range results {
-		s, err := runs.Breakdown(ds, r.Records, by)
+		s, err := reports.Breakdown(ds, r.Records, by)
 		if err != nil {
 			panic(err)
 		}
 		sums = append(sums, s...)
 	}
-	out := "### Retrieval by " + by + "\n\n" + runs.RetrievalTable(sums).Markdown() + "\n### Answers by " + by + "\n\n" + runs.AnswerTable(sums).Markdown()
+	out := "### Retrieval by " + by + "\n\n" + reports.RetrievalTable(sums).Markdown() + "\n### Answers by " + by + "\n\n" + reports.AnswerTable(sums).Markdown()
 	if withModel {
-		out += "\n### LLM judges by " + by + "\n\n" + runs.JudgeTable(groupResults(by)).Markdown()
+		out += "\n### LLM judges by " + by + "\n\n" + reports.JudgeTable(groupResults(by)).Markdown()
 	}
 	return out
 }
 
 // groupResults splits every result into one result per group (label "SYSTEM | GROUP").
-func groupResults(by string) []*runs.Result {
-	var out []*runs.Result
+func groupResults(by string) []*record.Result {
+	var out []*record.Result
 	for _, r := range results {
-		groups := map[string][]runs.Record{}
+		groups := map[string][]record.Record{}
 		var order []string
 		for _, rec := range r.Records {
-			g, err := runs.GroupKey(ds, rec, by)
+			g, err := reports.GroupKey(ds, rec, by)
 			if err != nil {
 				panic(err)
 			}
@@ -167,12 +169,12 @@ func groupResults(by string) []*runs.Result {
 			groups[g] = append(groups[g], rec)
 		}
 		for _, g := range order {
-			out = append(out, &runs.Result{Label: r.Label + " | " + g, System: r.System, Reader: r.Reader, K: r.K, Dataset: r.Dataset, Records: groups[g]})
+			out = append(out, &record.Result{Label: r.Label + " | " + g, System: r.System, Reader: r.Reader, K: r.K, Dataset: r.Dataset, Records: groups[g]})
 		}
 	}
 	return out
 }
-display.Markdown(breakdownTables(runs.ByTask))
+display.Markdown(breakdownTables(reports.ByTask))
 display.Markdown(breakdownTables(colsBy))
 
 // %% [markdown]
@@ -185,7 +187,7 @@ display.Markdown(breakdownTables(colsBy))
 func groupCompare(by string) string {
 	parts := groupResults(by)
 	var groups []string
-	byGroup := map[string][]*runs.Result{}
+	byGroup := map[string][]*record.Result{}
 	for _, p := range parts {
 		g := p.Label[strings.Index(p.Label, " | ")+3:]
 		if _, seen := byGroup[g]; !seen {
@@ -196,7 +198,7 @@ func groupCompare(by string) string {
 	t := analysis.Table{Header: []string{by, "metric", "n", labels[0], labels[1], "Δ (paired test)"}, Align: []string{"l", "l", "r", "r", "r", "r"}}
 	var note string
 	for _, g := range groups {
-		c, err := runs.Compare(byGroup[g], runs.CompareOptions{Metrics: metrics, Seed: uint64(seed), Resamples: resamples})
+		c, err := reports.Compare(byGroup[g], reports.CompareOptions{Metrics: metrics, Seed: uint64(seed), Resamples: resamples})
 		if err != nil {
 			panic(err)
 		}
@@ -218,7 +220,7 @@ func groupCompare(by string) string {
 		resamples, seed, labels[1], labels[0], len(metrics))
 	return t.Markdown() + "\n" + note
 }
-display.Markdown("### By " + runs.ByTask + "\n\n" + groupCompare(runs.ByTask))
+display.Markdown("### By " + reports.ByTask + "\n\n" + groupCompare(reports.ByTask))
 display.Markdown("### By " + colsBy + "\n\n" + groupCompare(colsBy))
 
 // %% [markdown]
@@ -233,8 +235,8 @@ if len(am) > 0 {
 func fileName(s string) string {
 	return strings.ToLower(strings.NewReplacer(" ", "_", "(", "", ")", "", "-", "_", "/", "_").Replace(s))
 }
-func heat(r *runs.Result, metric string) error {
-	m, err := runs.Matrix(ds, r.Records, runs.ByTask, colsBy, metric)
+func heat(r *record.Result, metric string) error {
+	m, err := reports.Matrix(ds, r.Records, reports.ByTask, colsBy, metric)
 	if err != nil {
 		return err
 	}
@@ -269,11 +271,11 @@ func bars(metric string) error {
 	var groups []string
 	var series []analysis.BarSeries
 	for _, r := range results {
-		sums, err := runs.Breakdown(ds, r.Records, runs.ByTask)
+		sums, err := reports.Breakdown(ds, r.Records, reports.ByTask)
 		if err != nil {
 			return err
 		}
-		m, err := runs.Matrix(ds, r.Records, runs.ByTask, runs.ByTask, metric)
+		m, err := reports.Matrix(ds, r.Records, reports.ByTask, reports.ByTask, metric)
 		if err != nil {
 			return err
 		}

@@ -28,8 +28,8 @@ resamples := 2000 // bootstrap resamples and Monte Carlo permutations
 import (
 	"context"
 	"fmt"
-	"os"
 	"math"
+	"os"
 
 	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/datasets"
@@ -37,6 +37,8 @@ import (
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/retrieval/amem"
 	"github.com/memlab/memlab/retrieval/mem0"
@@ -155,7 +157,7 @@ for _, l := range []string{"Flat (BM25)", "A-Mem", "Mem0", "timeline"} {
 // repeated ingest calls are served by the call cache.
 
 // %%
-func evaluate(s retrieval.System, label string, k int) *runs.Result {
+func evaluate(s retrieval.System, label string, k int) *record.Result {
 	res, err := runs.Evaluate(ctx, ds, runs.Config{System: s, Reader: reader, K: k, Judges: judges, Label: label,
 		Params: map[string]string{"notebook": "clonemem_qa"}})
 	if err != nil {
@@ -170,7 +172,7 @@ for _, k := range ks {
 		maxK = k
 	}
 }
-results := []*runs.Result{evaluate(retrieval.NewOracle(ds), "Oracle", maxK)}
+results := []*record.Result{evaluate(retrieval.NewOracle(ds), "Oracle", maxK)}
 for _, l := range labels {
 	for _, k := range ks {
 		s, serr := newSystem(l)
@@ -197,11 +199,11 @@ if withModel {
 }
 // Keep the metrics every run has (a dataset without multiple choice has no choice accuracy).
 var shown, notShown []string
-shown, notShown = runs.MetricsInEvery(results, metrics)
+shown, notShown = reports.MetricsInEvery(results, metrics)
 for _, m := range notShown {
 	fmt.Println("not shown (not defined on this dataset or not produced by every run):", m)
 }
-comparison, err := runs.Compare(results, runs.CompareOptions{Metrics: shown, Seed: uint64(seed), Resamples: resamples})
+comparison, err := reports.Compare(results, reports.CompareOptions{Metrics: shown, Seed: uint64(seed), Resamples: resamples})
 if err != nil {
 	panic(err)
 }
@@ -220,7 +222,7 @@ display.Markdown(comparison.Table.Markdown() + "\n" + caption)
 
 // %%
 if withModel {
-	display.Markdown(runs.JudgeTable(results).Markdown())
+	display.Markdown(reports.JudgeTable(results).Markdown())
 } else {
 	display.Markdown("No judge model configured: the LLM-judged metrics (QA consistency, memory helpfulness, memory recall) need one. " +
 		"See docs/REPRODUCING.md.")
@@ -230,11 +232,11 @@ if withModel {
 // ## Answers and proxies per run
 
 // %%
-var sums []runs.Summary
+var sums []reports.Summary
 for _, r := range results {
-	sums = append(sums, r.Summary())
+	sums = append(sums, reports.SummaryOf(r))
 }
-display.Markdown(runs.AnswerTable(sums).Markdown())
+display.Markdown(reports.AnswerTable(sums).Markdown())
 
 // %% [markdown]
 // ## The headline metric at each k
@@ -243,7 +245,7 @@ display.Markdown(runs.AnswerTable(sums).Markdown())
 headline := shown[0]
 
 // bars returns one series per k: the headline metric's mean and interval per system.
-func bars(cells []runs.CompareCell) []analysis.BarSeries {
+func bars(cells []reports.CompareCell) []analysis.BarSeries {
 	var out []analysis.BarSeries
 	for _, k := range ks {
 		bs := analysis.BarSeries{Name: fmt.Sprintf("k=%d", k)}
@@ -265,7 +267,7 @@ func bars(cells []runs.CompareCell) []analysis.BarSeries {
 
 // The Oracle's mean (a field of a compiled struct inside a slice element: read it in a
 // func, as yaegi v0.16.1 fails to compile comparison.Cells[0].Mean.Estimate at a cell's top level).
-func baselineMean(cells []runs.CompareCell) float64 {
+func baselineMean(cells []reports.CompareCell) float64 {
 	for _, c := range cells {
 		if c.Run == "Oracle" && c.Metric == headline {
 			return c.Mean.Estimate

@@ -29,8 +29,8 @@ resamples := 2000                   // bootstrap resamples and Monte Carlo permu
 import (
 	"context"
 	"fmt"
-	"os"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/memlab/memlab/analysis"
@@ -38,6 +38,8 @@ import (
 	"github.com/memlab/memlab/display"
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/retrieval/amem"
 	"github.com/memlab/memlab/retrieval/mem0"
@@ -181,7 +183,7 @@ for i := range rows {
 
 // %%
 reader := generate.NewExtractive() // retrieval is the point here; the reader only completes each record
-byK := map[int][]*runs.Result{}
+byK := map[int][]*record.Result{}
 for _, k := range ks {
 	for _, r := range rows {
 		if r.why != "" {
@@ -209,9 +211,9 @@ fmt.Println(len(byK[ks[0]]), "rows ran at each k")
 
 // %%
 variants := []string{"Recall-Flat", "All-All", "All-Any", "Any-All", "Any-Any"}
-comparisons := map[int]*runs.Comparison{}
+comparisons := map[int]*reports.Comparison{}
 for _, k := range ks {
-	c, cerr := runs.Compare(byK[k], runs.CompareOptions{Metrics: variants, Seed: uint64(seed), Resamples: resamples})
+	c, cerr := reports.Compare(byK[k], reports.CompareOptions{Metrics: variants, Seed: uint64(seed), Resamples: resamples})
 	if cerr != nil {
 		panic(cerr)
 	}
@@ -219,13 +221,13 @@ for _, k := range ks {
 }
 
 // cellOf returns the Compare cell of a run label and metric.
-func cellOf(cells []runs.CompareCell, label, metric string) (runs.CompareCell, bool) {
+func cellOf(cells []reports.CompareCell, label, metric string) (reports.CompareCell, bool) {
 	for _, c := range cells {
 		if c.Run == label && c.Metric == metric {
 			return c, true
 		}
 	}
-	return runs.CompareCell{}, false
+	return reports.CompareCell{}, false
 }
 
 func table3() analysis.Table {

@@ -33,8 +33,8 @@ disagree := 2.0      // judge scores this far apart (0-3 scale) are a disagreeme
 import (
 	"context"
 	"fmt"
-	"os"
 	"math"
+	"os"
 	"sort"
 	"strings"
 
@@ -44,6 +44,8 @@ import (
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/retrieval/timeline"
 	"github.com/memlab/memlab/runs"
@@ -104,7 +106,7 @@ res, err := runs.Evaluate(ctx, ds, runs.Config{System: sys, Reader: reader, K: k
 if err != nil {
 	panic(err)
 }
-s := res.Summary()
+s := reports.SummaryOf(res)
 fmt.Printf("%s k=%d, reader %s: %d questions, %d failed records\n", system, k, reader.Name(), s.Questions, s.Failed)
 
 // %% [markdown]
@@ -113,19 +115,19 @@ fmt.Printf("%s k=%d, reader %s: %d questions, %d failed records\n", system, k, r
 // %%
 type failure struct {
 	cause string
-	rec   runs.Record
+	rec   record.Record
 }
 questions := map[string]datasets.Question{}
 for _, q := range ds.Questions {
 	questions[q.CorpusID+"\x00"+q.ID] = q
 }
-func questionOf(r runs.Record) datasets.Question {
+func questionOf(r record.Record) datasets.Question {
 	return questions[r.CorpusID+"\x00"+r.QuestionID]
 }
 func isUnanswerable(q datasets.Question) bool {
 	return q.Task == "unanswerable" || q.Task == judge.TaskAdversarialAbstention
 }
-func committed(q datasets.Question, r runs.Record) bool {
+func committed(q datasets.Question, r record.Record) bool {
 	if q.IsMultipleChoice() {
 		return r.Choice != "" && r.Choice != generate.CannotDetermine(q.Choices)
 	}
@@ -136,7 +138,7 @@ func isTrajectory(q datasets.Question) bool {
 }
 
 // qaScores returns the judged QA consistency scores of a record by judge model.
-func qaScores(r runs.Record) map[string]float64 {
+func qaScores(r record.Record) map[string]float64 {
 	out := map[string]float64{}
 	for _, v := range r.Verdicts {
 		if v.Metric == judge.MetricQAConsistency && v.Judged() {
@@ -146,7 +148,7 @@ func qaScores(r runs.Record) map[string]float64 {
 	return out
 }
 
-func classify(r runs.Record) []string {
+func classify(r record.Record) []string {
 	if r.Failure != "" {
 		return []string{"record failed (" + r.Failure + ")"}
 	}

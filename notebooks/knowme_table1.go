@@ -50,6 +50,8 @@ import (
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/retrieval/mem0"
 	"github.com/memlab/memlab/retrieval/memos"
@@ -223,7 +225,7 @@ func build(d *datasets.Dataset, key string) (retrieval.System, error) {
 type dsRuns struct {
 	d       *datasets.Dataset
 	metric  string         // the judged metric ("" offline)
-	results []*runs.Result // one per row that ran, in row order
+	results []*record.Result // one per row that ran, in row order
 	keys    []string       // their row keys
 	missing map[string]string
 }
@@ -246,7 +248,7 @@ func runDataset(d *datasets.Dataset) dsRuns {
 		if err != nil {
 			panic(err)
 		}
-		s := res.Summary()
+		s := reports.SummaryOf(res)
 		fmt.Printf("%s / %s: %d questions, %d failed before judging\n", d.Name, rowNames[key], s.Questions, s.Failed)
 		out.results = append(out.results, res)
 		out.keys = append(out.keys, key)
@@ -267,7 +269,7 @@ for _, d := range dsets {
 
 // %%
 // taskOrder lists the tasks of the records: KnowMe's seven in level order, else sorted.
-func taskOrder(recs []runs.Record) []string {
+func taskOrder(recs []record.Record) []string {
 	seen := map[string]bool{}
 	for _, r := range recs {
 		seen[r.Task] = true
@@ -294,7 +296,7 @@ type cell struct {
 
 // score computes a metric per task ("" = overall) over recs: a judged metric from the
 // verdicts (failed ones counted, never scored), else an offline proxy from Record.Judges.
-func score(recs []runs.Record, metric string, judged bool) map[string]cell {
+func score(recs []record.Record, metric string, judged bool) map[string]cell {
 	sum := map[string]float64{}
 	out := map[string]cell{}
 	add := func(task string, v float64, ok bool) {
@@ -342,8 +344,8 @@ func score(recs []runs.Record, metric string, judged bool) map[string]cell {
 	return out
 }
 
-func table1(title string, results []*runs.Result, keys []string, missing map[string]string, metric string, judged bool) string {
-	var recs []runs.Record
+func table1(title string, results []*record.Result, keys []string, missing map[string]string, metric string, judged bool) string {
+	var recs []record.Record
 	for _, r := range results {
 		recs = append(recs, r.Records...)
 	}
@@ -407,17 +409,17 @@ for _, r := range all {
 		display.Markdown("Offline: **the KnowMe-Bench score needs a judge model** (configure an endpoint; see docs/REPRODUCING.md). " +
 			"The tables above are offline proxies of the " + reader.Name() + " reader's answers (word overlap with the reference), not the benchmark's score.")
 	} else {
-		display.Markdown("#### " + r.d.Name + ": the judge's table (mean / 5, n judged / n failed)\n\n" + runs.KnowMeTable(r.results).Markdown())
+		display.Markdown("#### " + r.d.Name + ": the judge's table (mean / 5, n judged / n failed)\n\n" + reports.KnowMeTable(r.results).Markdown())
 	}
 }
 
 // Overall, pooled over the datasets (only when there are several).
-func pooled() ([]*runs.Result, []string, map[string]string) {
-	var out []*runs.Result
+func pooled() ([]*record.Result, []string, map[string]string) {
+	var out []*record.Result
 	var keys []string
 	missing := map[string]string{}
 	for _, key := range rowKeys {
-		p := &runs.Result{Label: rowNames[key], K: k}
+		p := &record.Result{Label: rowNames[key], K: k}
 		for _, r := range all {
 			for i, kk := range r.keys {
 				if kk == key {
@@ -450,7 +452,7 @@ if len(all) > 1 {
 // %%
 for _, r := range all {
 	ms, _ := metricsOf(r)
-	c, cerr := runs.Compare(r.results, runs.CompareOptions{Metrics: append(ms, "Recall-Flat"), Seed: uint64(seed), Resamples: resamples})
+	c, cerr := reports.Compare(r.results, reports.CompareOptions{Metrics: append(ms, "Recall-Flat"), Seed: uint64(seed), Resamples: resamples})
 	if cerr != nil {
 		panic(cerr)
 	}
@@ -464,7 +466,7 @@ for _, r := range all {
 // %%
 func radar(r dsRuns) error {
 	ms, judged := metricsOf(r)
-	var recs []runs.Record
+	var recs []record.Record
 	for _, res := range r.results {
 		recs = append(recs, res.Records...)
 	}

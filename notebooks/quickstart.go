@@ -30,6 +30,8 @@ import (
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/display"
 	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/runs"
 )
@@ -72,7 +74,7 @@ systems := []retrieval.System{flat, retrieval.NewOracle(ds)}
 reader := generate.NewExtractive()
 ks := []int{5, 10, 20}
 
-var results []*runs.Result
+var results []*record.Result
 for _, sys := range systems {
 	for _, k := range ks {
 		res, err := runs.Evaluate(context.Background(), ds, runs.Config{System: sys, Reader: reader, K: k})
@@ -91,17 +93,17 @@ fmt.Println(len(results), "runs,", len(results[0].Records), "questions each")
 // psychoanalysis tasks) are counted apart, never scored.
 
 // %%
-var sums []runs.Summary
+var sums []reports.Summary
 for _, r := range results {
-	sums = append(sums, r.Summary())
+	sums = append(sums, reports.SummaryOf(r))
 }
-display.Markdown(runs.RetrievalTable(sums).Markdown())
+display.Markdown(reports.RetrievalTable(sums).Markdown())
 
 // %% [markdown]
 // ## Answers: choice accuracy and offline proxy scores
 
 // %%
-display.Markdown(runs.AnswerTable(sums).Markdown())
+display.Markdown(reports.AnswerTable(sums).Markdown())
 
 // %% [markdown]
 // ## Recall at k by task
@@ -109,7 +111,7 @@ display.Markdown(runs.AnswerTable(sums).Markdown())
 // One row per task and system; tasks whose questions carry no gold trace ids are left out.
 
 // %%
-display.Markdown(runs.RecallAtKTable(results).Markdown())
+display.Markdown(reports.RecallAtKTable(results).Markdown())
 
 // %% [markdown]
 // ## Recall-Flat against k
@@ -121,7 +123,7 @@ for _, sys := range systems {
 	for _, r := range results {
 		if r.System == sys.Name() {
 			s.X = append(s.X, float64(r.K))
-			s.Y = append(s.Y, r.Summary().Retrieval.RecallFlat)
+			s.Y = append(s.Y, reports.SummaryOf(r).Retrieval.RecallFlat)
 		}
 	}
 	series = append(series, s)
@@ -143,13 +145,13 @@ if err := display.PNG("recall_at_k.png", png); err != nil {
 // permutation test otherwise), Holm-adjusted.
 
 // %%
-var at10 []*runs.Result
+var at10 []*record.Result
 for _, r := range results {
 	if r.K == 10 {
 		at10 = append(at10, r)
 	}
 }
-cmp, err := runs.Compare(at10, runs.CompareOptions{Metrics: []string{"Recall-Flat", "All-Any", "MRR"}, Seed: 1})
+cmp, err := reports.Compare(at10, reports.CompareOptions{Metrics: []string{"Recall-Flat", "All-Any", "MRR"}, Seed: 1})
 if err != nil {
 	panic(err)
 }
@@ -176,6 +178,6 @@ if errata != "" {
 		if rerr != nil {
 			panic(rerr)
 		}
-		display.Markdown("### " + cor.System + " k=10: raw and corrected\n\n" + runs.ErrataTable(rawRes, cor).Markdown())
+		display.Markdown("### " + cor.System + " k=10: raw and corrected\n\n" + reports.ErrataTable(rawRes, cor).Markdown())
 	}
 }

@@ -39,6 +39,8 @@ import (
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/llm/offline"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/retrieval/amem"
 	"github.com/memlab/memlab/retrieval/mem0"
@@ -194,8 +196,8 @@ func refitsOf(s retrieval.System) retrieval.RefitStats {
 	return retrieval.RefitStats{}
 }
 
-var results []*runs.Result
-byScope := map[string][]*runs.Result{}
+var results []*record.Result
+byScope := map[string][]*record.Result{}
 refits := map[string][]retrieval.RefitStats{}
 for _, scope := range scopes {
 	systems, skipped := buildSystems(scope)
@@ -205,7 +207,7 @@ for _, scope := range scopes {
 	for _, sk := range skipped {
 		fmt.Println("skipped:", sk)
 	}
-	var sums []runs.Summary
+	var sums []reports.Summary
 	for _, s := range systems {
 		res, rerr := runs.Evaluate(ctx, ds, runs.Config{System: s, Reader: generate.NewExtractive(), K: k})
 		if rerr != nil {
@@ -214,12 +216,12 @@ for _, scope := range scopes {
 		refits[scope] = append(refits[scope], refitsOf(s))
 		results = append(results, res)
 		byScope[scope] = append(byScope[scope], res)
-		sums = append(sums, res.Summary())
+		sums = append(sums, reports.SummaryOf(res))
 	}
 	if len(scopes) > 1 {
 		display.Markdown("Statistics scope `" + scope + "`:")
 	}
-	display.Markdown(runs.RetrievalTable(sums).Markdown())
+	display.Markdown(reports.RetrievalTable(sums).Markdown())
 	if scope == scopes[len(scopes)-1] && len(skipped) > 0 {
 		display.Markdown("Skipped:\n\n* " + strings.Join(skipped, "\n* "))
 	}
@@ -236,8 +238,8 @@ for _, scope := range scopes {
 // %%
 // changedRecords counts the questions whose ranked traces or scores differ between two runs
 // of the same questions.
-func changedRecords(a, b *runs.Result) int {
-	byID := map[string]runs.Record{}
+func changedRecords(a, b *record.Result) int {
+	byID := map[string]record.Record{}
 	for _, r := range b.Records {
 		byID[r.QuestionID] = r
 	}
@@ -261,7 +263,7 @@ if len(scopes) == 2 {
 		"MRR strict", "leaky", "questions changed", "fits (strict)"},
 		Align: []string{"l", "l", "r", "r", "r", "r", "r", "r", "r", "r", "r"}}
 	for i := range strict {
-		a, b := strict[i].Summary(), leaky[i].Summary()
+		a, b := reports.SummaryOf(strict[i]), reports.SummaryOf(leaky[i])
 		leakyName := b.System
 		if leakyName == a.System {
 			leakyName = "(same)"
@@ -282,4 +284,4 @@ if len(scopes) == 2 {
 // ## What each system spent
 
 // %%
-display.Markdown(runs.CostTable(results).Markdown())
+display.Markdown(reports.CostTable(results).Markdown())

@@ -12,6 +12,7 @@ import (
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/llm/cache"
 	"github.com/memlab/memlab/llm/llmtest"
+	"github.com/memlab/memlab/reports"
 )
 
 // cmdCache is `memlab cache stats|clear [-older-than D] [-path FILE]`.
@@ -129,5 +130,5 @@ func printUsage(w io.Writer) {
 		return
 	}
 	fmt.Fprintln(w, "model calls of this run:")
-	rep.WriteText(w)
+	io.WriteString(w, reports.ClientUsageTable(rep).Markdown())
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/runs"
 )
 
@@ -29,7 +31,7 @@ var errNoJudgeEndpoint = errors.New("calibrate needs a judge model and no endpoi
 // -write it writes the set as a labels CSV (runs.WriteCalibrationCSV) and
 // calls no model; otherwise it asks the judge role of the configured
 // endpoint about every item, and those of -human's labels file too, and
-// prints the calibration table (runs.CalibrationTable).
+// prints the calibration table (reports.CalibrationTable).
 func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -73,7 +75,7 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 			len(items), d.Name, *write, kindCounts(items))
 		return nil
 	}
-	var humanItems []runs.CalibrationItem
+	var humanItems []record.CalibrationItem
 	if *human != "" {
 		if humanItems, err = runs.ReadCalibrationCSV(*human, d); err != nil {
 			return err
@@ -111,9 +113,9 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	sets := []struct {
 		name  string
-		items []runs.CalibrationItem
+		items []record.CalibrationItem
 	}{{"generated", items}, {"human labels", humanItems}}
-	var cals []*runs.Calibration
+	var cals []*record.Calibration
 	failed, total := 0, 0
 	for _, s := range sets {
 		if len(s.items) == 0 {
@@ -134,7 +136,7 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 		name += ", " + metric
 	}
 	fmt.Fprintf(stdout, "calibration of %s on %s: \"right\" = a score at or above %g of the judge's scale; a positive is a wrong answer\n\n%s\n",
-		name, d.Name, *threshold, runs.CalibrationTable(cals).Markdown())
+		name, d.Name, *threshold, reports.CalibrationTable(cals).Markdown())
 	if failed > 0 {
 		fmt.Fprintf(stdout, "%d of %d verdicts failed: counted as failed, not scored, and left out of sensitivity, specificity and kappa.\n", failed, total)
 	}
@@ -167,7 +169,7 @@ func calibrationJudge(client *llm.Client, kind, model, rubric string) (runs.Judg
 }
 
 // kindCounts is a markdown table of the items per kind, with their label.
-func kindCounts(items []runs.CalibrationItem) string {
+func kindCounts(items []record.CalibrationItem) string {
 	n := map[string]int{}
 	right := map[string]bool{}
 	for _, it := range items {

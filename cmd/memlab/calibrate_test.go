@@ -13,6 +13,7 @@ import (
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm/llmtest"
+	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/runs"
 )
 
@@ -57,7 +58,7 @@ func TestCalibrateCommandOnSample(t *testing.T) {
 	items := runs.CalibrationSet(d, 1, 0)
 	vague := 0
 	for _, it := range items {
-		if it.Kind == runs.KindVague {
+		if it.Kind == record.CalibrationVague {
 			vague++
 		}
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/kernel/notebook"
-	"github.com/memlab/memlab/runs"
+	"github.com/memlab/memlab/runstore"
 )
 
 const errataHeader = "corpus_id,question_id,action,field,value,reason\n"
@@ -114,7 +114,7 @@ func TestQuickstartWithErrata(t *testing.T) {
 			t.Errorf("quickstart output lacks %s", re)
 		}
 	}
-	st, err := runs.OpenStore(store)
+	st, err := runstore.Open(store)
 	if err != nil {
 		t.Fatal(err)
 	}

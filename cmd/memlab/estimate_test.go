@@ -9,7 +9,9 @@ import (
 
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/llm/llmtest"
-	"github.com/memlab/memlab/runs"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
+	"github.com/memlab/memlab/runstore"
 )
 
 // TestDryRunEstimateAgainstTheRunOnTheFakeServer is issue 10's cost
@@ -38,17 +40,17 @@ func TestDryRunEstimateAgainstTheRunOnTheFakeServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ests []*runs.Estimate
+	var ests []*record.Estimate
 	if err := json.Unmarshal(b, &ests); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("\n%s", runs.EstimateTable(ests).Markdown())
+	t.Logf("\n%s", reports.EstimateTable(ests).Markdown())
 
 	store := filepath.Join(dir, "runs.db")
 	if code, out, stderr := memlab(t, "run", "-quiet", "-store", store, "-o", filepath.Join(dir, "real"), "-p", "klist=5", "../../notebooks/clonemem_qa.go"); code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
 	}
-	st, err := runs.OpenStore(store)
+	st, err := runstore.Open(store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +99,7 @@ func TestDryRunEstimateAgainstTheRunOnTheFakeServer(t *testing.T) {
 		}
 		for _, c := range []struct {
 			stage         string
-			plan          runs.StageEstimate
+			plan          record.StageEstimate
 			calls, embeds int
 		}{{"ingest", e.Ingest, m.IngestCalls, m.IngestEmbeds}, {"search", e.Retrieve, m.QueryCalls, m.QueryEmbeds}} {
 			if c.plan.Known && (c.calls != c.plan.Calls || c.embeds != c.plan.Embeds) ||

@@ -169,7 +169,7 @@ func cellOutputs(t *testing.T, path string) [][]string {
 				}
 			case "display_data", "execute_result":
 				if o.OutputType == "display_data" && progressLine.MatchString(text(o.Data["text/plain"])) {
-					// A run's progress (runs.LiveProgress) is a display in
+					// A run's progress (display.LiveProgress) is a display in
 					// the live kernel only; memlab run reports it on stderr.
 					continue
 				}

@@ -44,7 +44,7 @@
 // retrieve, read, judge: calls, prompt tokens, completion bound, texts
 // embedded, and the cost when the config prices the model; exact, a range
 // or a lower bound, see runs.EstimateRun), the table is printed at the end
-// with the calls refused outside runs and one total (runs.DryRun), and the
+// with the calls refused outside runs and one total (reports.DryRun), and the
 // estimates are written to NOTEBOOK.estimate.json. After a real run that called
 // models, what each stage spent is printed from the runs' records.
 //

@@ -177,7 +177,7 @@ func TestPaperNotebooksWithFakeModels(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the seven notebooks with every role on the fake server (A-Mem and Mem0 ingest every trace once per embedder and k), about 25 s; skipped under -short")
 	}
-	// "n judged / n failed" as runs.JudgeTable and the notebooks' own tables write it.
+	// "n judged / n failed" as reports.JudgeTable and the notebooks' own tables write it.
 	counts := `\| \d+ / \d+ \|`
 	cases := map[string][]string{
 		"clonemem_retrieval": {`\| A-Mem \| model \| 54 \| 0\.\d+ \[`, `\| Mem0 \| hashed \| 54 \| 0\.\d+ \[`, `\| Flat \| model \| 54 \|`},

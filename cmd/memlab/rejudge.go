@@ -10,7 +10,9 @@ import (
 
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/runs"
+	"github.com/memlab/memlab/runstore"
 )
 
 // cmdRejudge is `memlab rejudge [-store FILE] -data PATH -name NAME
@@ -66,14 +68,14 @@ func cmdRejudge(args []string, stdout, stderr io.Writer) error {
 	}
 	path := *storePath
 	if path == "" {
-		if path, err = runs.DefaultStorePath(); err != nil {
+		if path, err = runstore.DefaultPath(); err != nil {
 			return err
 		}
 	}
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("no run store at %s", path)
 	}
-	st, err := runs.OpenStore(path)
+	st, err := runstore.Open(path)
 	if err != nil {
 		return err
 	}
@@ -84,7 +86,7 @@ func cmdRejudge(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "rejudged %s (%s): %d records\n\n%s", res.ID, res.Label, len(res.Records), runs.JudgeAgreementTable(res.Records, metric).Markdown())
+	fmt.Fprintf(stdout, "rejudged %s (%s): %d records\n\n%s", res.ID, res.Label, len(res.Records), reports.JudgeAgreementTable(res.Records, metric).Markdown())
 	printUsage(stderr)
 	return nil
 }

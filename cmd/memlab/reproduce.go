@@ -13,7 +13,10 @@ import (
 	"time"
 
 	"github.com/memlab/memlab/kernel/notebook"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/runs"
+	"github.com/memlab/memlab/runstore"
 	"github.com/memlab/memlab/stdlib"
 	"github.com/traefik/yaegi/interp"
 )
@@ -39,17 +42,17 @@ func fileSHA256(path string) (string, error) {
 // a notebook ran and writes the manifest of the runs it touched since
 // start (see writeRunManifest). It writes nothing when the store does not
 // exist.
-func manifestFromStore(path string, start time.Time, nbPath string, params map[string]string, dir string) (string, []*runs.Result, error) {
+func manifestFromStore(path string, start time.Time, nbPath string, params map[string]string, dir string) (string, []*record.Result, error) {
 	if path == "" {
 		var err error
-		if path, err = runs.DefaultStorePath(); err != nil {
+		if path, err = runstore.DefaultPath(); err != nil {
 			return "", nil, err
 		}
 	}
 	if _, err := os.Stat(path); err != nil {
 		return "", nil, nil
 	}
-	st, err := runs.OpenStore(path)
+	st, err := runstore.Open(path)
 	if err != nil {
 		return "", nil, err
 	}
@@ -60,7 +63,7 @@ func manifestFromStore(path string, start time.Time, nbPath string, params map[s
 // writeRunManifest writes the manifest of the runs a notebook touched in
 // the store since start (the runs it made or resumed) to dir. It writes
 // nothing without a store or when no run was touched.
-func writeRunManifest(st *runs.Store, since time.Time, nbPath string, params map[string]string, dir string) (string, []*runs.Result, error) {
+func writeRunManifest(st *runstore.Store, since time.Time, nbPath string, params map[string]string, dir string) (string, []*record.Result, error) {
 	if st == nil {
 		return "", nil, nil
 	}
@@ -68,7 +71,7 @@ func writeRunManifest(st *runs.Store, since time.Time, nbPath string, params map
 	if err != nil {
 		return "", nil, err
 	}
-	var results []*runs.Result
+	var results []*record.Result
 	for _, ri := range infos {
 		if ri.Updated.Before(since.Truncate(time.Millisecond)) {
 			continue
@@ -77,7 +80,7 @@ func writeRunManifest(st *runs.Store, since time.Time, nbPath string, params map
 		if err != nil {
 			return "", nil, err
 		}
-		results = append(results, &runs.Result{ID: ri.ID, Spec: ri.Spec, Label: ri.Label, Dataset: ri.Spec.Dataset,
+		results = append(results, &record.Result{ID: ri.ID, Spec: ri.Spec, Label: ri.Label, Dataset: ri.Spec.Dataset,
 			Fingerprint: ri.Spec.Fingerprint, K: ri.Spec.K, Records: recs})
 	}
 	if len(results) == 0 {
@@ -91,13 +94,13 @@ func writeRunManifest(st *runs.Store, since time.Time, nbPath string, params map
 	if err != nil {
 		return "", nil, err
 	}
-	m := runs.NewManifest(results, &runs.NotebookRef{Path: abs, SHA256: sum, Params: params})
+	m := reports.NewManifest(results, &reports.NotebookRef{Path: abs, SHA256: sum, Params: params})
 	path := filepath.Join(dir, manifestName(nbPath))
 	f, err := os.Create(path)
 	if err != nil {
 		return "", nil, err
 	}
-	if err := runs.WriteManifest(f, m); err != nil {
+	if err := reports.WriteManifest(f, m); err != nil {
 		f.Close()
 		return "", nil, err
 	}
@@ -124,7 +127,7 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m, err := runs.ReadManifest(f)
+	m, err := reports.ReadManifest(f)
 	f.Close()
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
@@ -139,8 +142,8 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	if sum != m.Notebook.SHA256 {
 		fmt.Fprintf(stderr, "memlab reproduce: warning: %s changed since the manifest was written\n", m.Notebook.Path)
 	}
-	if m.CodeVersion != runs.CodeVersion() {
-		fmt.Fprintf(stderr, "memlab reproduce: the manifest was made by %s, this is %s\n", m.CodeVersion, runs.CodeVersion())
+	if m.CodeVersion != record.CodeVersion() {
+		fmt.Fprintf(stderr, "memlab reproduce: the manifest was made by %s, this is %s\n", m.CodeVersion, record.CodeVersion())
 	}
 	nb, err := notebook.Parse(m.Notebook.Path)
 	if err != nil {
@@ -160,15 +163,15 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 	}
 	runs.SetDefaultStore(nil)
 	runs.SetDefaultProgress(nil)
-	var got []*runs.Result
-	remove := runs.Observe(func(r *runs.Result) { got = append(got, r) })
+	var got []*record.Result
+	remove := runs.Observe(func(r *record.Result) { got = append(got, r) })
 	defer remove()
 	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
 	defer stop()
 	if _, err := notebook.Run(ctx, nb, notebook.RunOptions{OutDir: dir, Symbols: []interp.Exports{stdlib.Symbols}}); err != nil {
 		return fmt.Errorf("rerunning %s: %w", m.Notebook.Path, err)
 	}
-	diffs := runs.Reproduce(m, got)
+	diffs := reports.Reproduce(m, got)
 	if len(diffs) == 0 {
 		fmt.Fprintf(stdout, "identical: %d runs, every record and mean the same as in %s\n", len(m.Runs), pos[0])
 		return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/memlab/memlab/llm/llmtest"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/runs"
+	"github.com/memlab/memlab/runstore"
 )
 
 func TestRunWritesAManifestAndReproduceFindsItIdentical(t *testing.T) {
@@ -61,7 +62,7 @@ func TestRejudgeCommand(t *testing.T) {
 	}
 	flat, _ := retrieval.NewFlat(d, retrieval.BM25Params{})
 	store := filepath.Join(t.TempDir(), "runs.db")
-	st, err := runs.OpenStore(store)
+	st, err := runstore.Open(store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestRejudgeCommand(t *testing.T) {
 	if got := srv.Stats().ByPath[llmtest.PathChat]; got != len(d.Questions) {
 		t.Errorf("%d judge calls, want one per question (%d)", got, len(d.Questions))
 	}
-	st, _ = runs.OpenStore(store)
+	st, _ = runstore.Open(store)
 	defer st.Close()
 	recs, _ := st.Records(res.ID)
 	for _, r := range recs {
@@ -100,5 +101,13 @@ func TestDryRunAsksNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(store); err == nil {
 		t.Error("a dry run created the run store")
+	}
+	// Each run's estimate is shown in the cell that made it.
+	report, err := os.ReadFile(filepath.Join(dir, "quickstart.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(report), "Dry run (MEMLAB_DRY_RUN=1): no question is asked; estimated cost"); n != 6 {
+		t.Errorf("the report shows %d run estimates, want 6:\n%s", n, report)
 	}
 }

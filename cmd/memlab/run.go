@@ -17,6 +17,8 @@ import (
 	"github.com/memlab/memlab/kernel"
 	"github.com/memlab/memlab/kernel/notebook"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/runs"
 	"github.com/memlab/memlab/stdlib"
 	"github.com/traefik/yaegi/interp"
@@ -68,7 +70,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	// In-process cells' failures (a worker reports its own).
 	defer reportFailures(stderr)()
-	var estimates []*runs.Estimate
+	var estimates []*record.Estimate
 	if *dry {
 		// Every model client refuses every call (llm.DryRun) and runs.Run
 		// estimates; the notebook runs in this process so that the
@@ -78,7 +80,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		defer os.Unsetenv(llm.DryRunEnv)
 		llm.ResetRefused()
 		*sf.noStore, *isolate = true, false
-		remove := runs.Observe(func(r *runs.Result) {
+		remove := runs.Observe(func(r *record.Result) {
 			if r.Estimate != nil {
 				estimates = append(estimates, r.Estimate)
 			}
@@ -133,14 +135,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		} else if p != "" {
 			fmt.Fprintf(stderr, "memlab run: wrote %s (memlab reproduce %s reruns and compares)\n", p, p)
 		}
-		var used []*runs.Result
+		var used []*record.Result
 		for _, r := range touched {
 			if usedModels(r.Records) {
 				used = append(used, r)
 			}
 		}
 		if len(used) > 0 {
-			fmt.Fprintf(stderr, "\nmodel use per stage (records of the runs this notebook made or resumed):\n\n%s\n", runs.UsageTable(used).Markdown())
+			fmt.Fprintf(stderr, "\nmodel use per stage (records of the runs this notebook made or resumed):\n\n%s\n", reports.UsageTable(used).Markdown())
 		}
 	}
 	printUsage(stderr)
@@ -167,7 +169,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 				cellPlace(ce), strings.TrimPrefix(ce.Msg, "panic: "))
 			err = nil
 		}
-		dr := runs.NewDryRun(estimates, llm.Refused())
+		dr := reports.NewDryRun(estimates, llm.Refused())
 		fmt.Fprintf(stdout, "\ndry run of %s: %d runs, nothing asked\n\n%s\n%s\n", pos[0], len(estimates), dr.Table().Markdown(), dr.TotalLine())
 	}
 	return err
@@ -179,7 +181,7 @@ func addIsolateFlag(fs *flag.FlagSet) *bool {
 }
 
 // writeEstimates writes a dry run's estimates as indented JSON to path.
-func writeEstimates(path string, es []*runs.Estimate) error {
+func writeEstimates(path string, es []*record.Estimate) error {
 	b, err := json.MarshalIndent(es, "", "  ")
 	if err != nil {
 		return fmt.Errorf("estimates: %w", err)

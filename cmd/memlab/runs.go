@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/memlab/memlab/analysis"
-	"github.com/memlab/memlab/runs"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
+	"github.com/memlab/memlab/runstore"
 )
 
 // cmdRuns is `memlab runs list|show|diff|export`. What it prints goes
@@ -46,13 +48,13 @@ func storeFlag(fs *flag.FlagSet) *string {
 	return fs.String("store", "", "run store file (default: $MEMLAB_RUNS, else runs.db beside the model call cache)")
 }
 
-// openRunStore opens the run store at path (default: runs.DefaultStorePath),
+// openRunStore opens the run store at path (default: runstore.DefaultPath),
 // which must exist, for reading only (read-only media too): reading
 // commands never create one nor write to it. A store of an older schema
 // is migrated when it can be written.
-func openRunStore(path string) (*runs.Store, error) {
+func openRunStore(path string) (*runstore.Store, error) {
 	if path == "" {
-		p, err := runs.DefaultStorePath()
+		p, err := runstore.DefaultPath()
 		if err != nil {
 			return nil, err
 		}
@@ -61,9 +63,9 @@ func openRunStore(path string) (*runs.Store, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("no run store at %s: %w", path, err)
 	}
-	st, err := runs.OpenStoreReadOnly(path)
+	st, err := runstore.OpenReadOnly(path)
 	if err != nil {
-		if rw, rwErr := runs.OpenStore(path); rwErr == nil {
+		if rw, rwErr := runstore.Open(path); rwErr == nil {
 			return rw, nil // an older schema, migrated
 		}
 		return nil, err
@@ -72,9 +74,9 @@ func openRunStore(path string) (*runs.Store, error) {
 }
 
 // findRun resolves a RUN argument (an id, a unique id prefix or a label).
-func findRun(st *runs.Store, arg string) (runs.RunInfo, error) {
+func findRun(st *runstore.Store, arg string) (runstore.RunInfo, error) {
 	ri, err := st.Run(arg)
-	if errors.Is(err, runs.ErrNoRun) {
+	if errors.Is(err, runstore.ErrNoRun) {
 		return ri, fmt.Errorf("%w (memlab runs list -store %s lists the runs)", err, st.Path())
 	}
 	return ri, err
@@ -195,8 +197,8 @@ func runsShow(args []string, stdout io.Writer) error {
 	}
 
 	if len(recs) > 0 {
-		sums := []runs.Summary{runs.Summarize("", recs)}
-		byTask := map[string][]runs.Record{}
+		sums := []reports.Summary{reports.Summarize("", recs)}
+		byTask := map[string][]record.Record{}
 		for _, r := range recs {
 			byTask[r.Task] = append(byTask[r.Task], r)
 		}
@@ -207,16 +209,16 @@ func runsShow(args []string, stdout io.Writer) error {
 		sort.Strings(tasks)
 		if len(tasks) > 1 {
 			for _, task := range tasks {
-				sums = append(sums, runs.Summarize(task, byTask[task]))
+				sums = append(sums, reports.Summarize(task, byTask[task]))
 			}
 		}
-		fmt.Fprintf(&b, "\nretrieval\n\n%s", runs.RetrievalTable(sums).Markdown())
-		fmt.Fprintf(&b, "\nanswers\n\n%s", runs.AnswerTable(sums).Markdown())
-		res := &runs.Result{System: ri.Spec.System, K: ri.Spec.K, Records: recs}
-		if ut := runs.UsageTable([]*runs.Result{res}); usedModels(recs) {
+		fmt.Fprintf(&b, "\nretrieval\n\n%s", reports.RetrievalTable(sums).Markdown())
+		fmt.Fprintf(&b, "\nanswers\n\n%s", reports.AnswerTable(sums).Markdown())
+		res := &record.Result{System: ri.Spec.System, K: ri.Spec.K, Records: recs}
+		if ut := reports.UsageTable([]*record.Result{res}); usedModels(recs) {
 			fmt.Fprintf(&b, "\nmodel use per stage\n\n%s", ut.Markdown())
 		}
-		if jt := runs.JudgeTable([]*runs.Result{res}); len(jt.Rows) > 0 {
+		if jt := reports.JudgeTable([]*record.Result{res}); len(jt.Rows) > 0 {
 			fmt.Fprintf(&b, "\nLLM judges\n\n%s", jt.Markdown())
 		}
 	}
@@ -245,8 +247,8 @@ func runsDiff(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	var infos [2]runs.RunInfo
-	var recs [2][]runs.Record
+	var infos [2]runstore.RunInfo
+	var recs [2][]record.Record
 	for i, arg := range pos {
 		if infos[i], err = findRun(st, arg); err != nil {
 			return err
@@ -255,7 +257,7 @@ func runsDiff(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	d := runs.Diff(recs[0], recs[1])
+	d := reports.Diff(recs[0], recs[1])
 	var b strings.Builder
 	for i, name := range []string{"A", "B"} {
 		ri := infos[i]
@@ -285,7 +287,7 @@ func runsDiff(args []string, stdout io.Writer) error {
 		fmt.Fprintf(&b, "\n%s\n\n%s", title, qt.Markdown())
 	}
 	if *flipsOf != "" {
-		flips, err := runs.Flips(recs[0], recs[1], *flipsOf)
+		flips, err := reports.Flips(recs[0], recs[1], *flipsOf)
 		if err != nil {
 			return err
 		}
@@ -295,8 +297,8 @@ func runsDiff(args []string, stdout io.Writer) error {
 				fixed++
 			}
 		}
-		fmt.Fprintf(&b, "\n%s flipped on %d questions: %d wrong → right, %d right → wrong (gold traces are not marked here: use runs.FlipsTable with the dataset in a cell)\n\n%s",
-			*flipsOf, len(flips), fixed, len(flips)-fixed, runs.FlipsTable(nil, flips).Markdown())
+		fmt.Fprintf(&b, "\n%s flipped on %d questions: %d wrong → right, %d right → wrong (gold traces are not marked here: use reports.FlipsTable with the dataset in a cell)\n\n%s",
+			*flipsOf, len(flips), fixed, len(flips)-fixed, reports.FlipsTable(nil, flips).Markdown())
 	}
 	_, err = io.WriteString(stdout, b.String())
 	return err
@@ -323,12 +325,12 @@ func runsExport(args []string, stdout io.Writer) error {
 	if len(pos) != 1 {
 		return usagef("runs export takes one RUN (an id, id prefix or label), got %d arguments", len(pos))
 	}
-	var write func(io.Writer, []runs.Record) error
+	var write func(io.Writer, []record.Record) error
 	switch *format {
 	case "csv":
-		write = runs.WriteCSV
+		write = reports.WriteCSV
 	case "jsonl":
-		write = runs.WriteJSONL
+		write = record.WriteJSONL
 	default:
 		return usagef("runs export: unknown -format %q (want csv or jsonl)", *format)
 	}
@@ -369,7 +371,7 @@ func runsExport(args []string, stdout io.Writer) error {
 }
 
 // usedModels reports whether any record made or was served a model call.
-func usedModels(recs []runs.Record) bool {
+func usedModels(recs []record.Record) bool {
 	for _, r := range recs {
 		if r.Usage.Total().Calls > 0 {
 			return true

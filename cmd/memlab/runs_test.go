@@ -15,13 +15,16 @@ import (
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/internal/sqlitedb"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/runs"
+	"github.com/memlab/memlab/runstore"
 )
 
 // runStore makes a run store with flat BM25 over the bundled sample at
 // k=5 and k=10 and returns its path and the two results.
-func runStore(t *testing.T) (string, *runs.Result, *runs.Result) {
+func runStore(t *testing.T) (string, *record.Result, *record.Result) {
 	t.Helper()
 	ds, err := datasets.Sample()
 	if err != nil {
@@ -32,12 +35,12 @@ func runStore(t *testing.T) (string, *runs.Result, *runs.Result) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "runs.db")
-	st, err := runs.OpenStore(path)
+	st, err := runstore.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	var res [2]*runs.Result
+	var res [2]*record.Result
 	for i, k := range []int{5, 10} {
 		cfg := runs.Config{System: flat, Reader: generate.NewExtractive(), K: k, Params: map[string]string{"seed": "7"}}
 		if res[i], err = runs.Run(context.Background(), ds, cfg, runs.Options{Store: st, Quiet: true}); err != nil {
@@ -56,7 +59,7 @@ func TestRunsListShowDiff(t *testing.T) {
 	}
 	n := len(a.Records)
 	for _, want := range []string{a.ID, b.ID, a.Label, b.Label, "| sample |", "| " + retrieval.NameFlat + " |", "| 5 |", "| 10 |",
-		"2 runs in " + path, "| id | label | dataset | system | k |", runs.CodeVersion()} {
+		"2 runs in " + path, "| id | label | dataset | system | k |", record.CodeVersion()} {
 		if !strings.Contains(out, want) {
 			t.Errorf("runs list lacks %q:\n%s", want, out)
 		}
@@ -69,7 +72,7 @@ func TestRunsListShowDiff(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("runs show: exit %d: %s", code, stderr)
 	}
-	sum := runs.Summarize("", a.Records)
+	sum := reports.Summarize("", a.Records)
 	for _, want := range []string{"run " + a.ID + " (" + a.Label + ")", "fingerprint " + a.Spec.Fingerprint, "params:         seed=7",
 		"k:              5", "system:         " + a.Spec.System, "sessions:       1", "failure history: 0 failed attempts",
 		"retrieval", "| all | " + a.System + " | 5 |", "| single_point_factual |", "Recall-Flat",
@@ -88,8 +91,8 @@ func TestRunsListShowDiff(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("runs diff: exit %d: %s", code, stderr)
 	}
-	d := runs.Diff(a.Records, b.Records)
-	var recall runs.MetricDiff
+	d := reports.Diff(a.Records, b.Records)
+	var recall reports.MetricDiff
 	for _, m := range d.Metrics {
 		if m.Metric == "Recall-Flat" {
 			recall = m
@@ -138,7 +141,7 @@ func TestRunsExport(t *testing.T) {
 	sc.Buffer(nil, 1<<24)
 	i := 0
 	for sc.Scan() {
-		r, err := runs.UnmarshalRecord(sc.Bytes())
+		r, err := record.Unmarshal(sc.Bytes())
 		if err != nil {
 			t.Fatalf("line %d: %v", i+1, err)
 		}
@@ -190,7 +193,7 @@ func TestRunsErrors(t *testing.T) {
 
 	// An empty store lists no runs.
 	empty := filepath.Join(t.TempDir(), "empty.db")
-	st, err := runs.OpenStore(empty)
+	st, err := runstore.Open(empty)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +206,7 @@ func TestRunsErrors(t *testing.T) {
 
 func TestRunsDiffFlips(t *testing.T) {
 	path, a, b := runStore(t)
-	flips, err := runs.Flips(a.Records, b.Records, "All-Any")
+	flips, err := reports.Flips(a.Records, b.Records, "All-Any")
 	if err != nil {
 		t.Fatal(err)
 	}

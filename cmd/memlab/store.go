@@ -6,7 +6,11 @@ import (
 	"io"
 	"os"
 
+	"github.com/memlab/memlab/display"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/runs"
+	"github.com/memlab/memlab/runstore"
 )
 
 // storeFlags are the run-store and progress flags of run and sweep.
@@ -25,29 +29,32 @@ func addStoreFlags(fs *flag.FlagSet) storeFlags {
 }
 
 // setup opens the run store and sets it and the progress reporter as the
-// defaults of runs.Run; the returned function undoes that and closes the
+// defaults of runs.Run, and shows the estimate of each run of a dry run in
+// the cell that made it; the returned function undoes that and closes the
 // store.
 func (f storeFlags) setup(stderr io.Writer) (func(), error) {
 	runs.SetDefaultProgress(nil)
 	if !*f.quiet {
 		runs.SetDefaultProgress(progressFor(stderr))
 	}
-	var st *runs.Store
+	var st *runstore.Store
 	if !*f.noStore {
 		path := *f.path
 		if path == "" {
 			var err error
-			if path, err = runs.DefaultStorePath(); err != nil {
+			if path, err = runstore.DefaultPath(); err != nil {
 				return nil, err
 			}
 		}
 		var err error
-		if st, err = runs.OpenStore(path); err != nil {
+		if st, err = runstore.Open(path); err != nil {
 			return nil, err
 		}
 	}
 	runs.SetDefaultStore(st)
+	unobserve := runs.Observe(showEstimate)
 	return func() {
+		unobserve()
 		runs.SetDefaultStore(nil)
 		runs.SetDefaultProgress(nil)
 		if st != nil {
@@ -62,8 +69,19 @@ func (f storeFlags) setup(stderr io.Writer) (func(), error) {
 func progressFor(w io.Writer) func() runs.Progress {
 	if f, ok := w.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			return func() runs.Progress { return runs.NewBar(w) }
+			return func() runs.Progress { return display.NewProgressBar(w) }
 		}
 	}
-	return func() runs.Progress { return runs.NewLines(w) }
+	return func() runs.Progress { return display.NewProgressLines(w) }
+}
+
+// showEstimate shows what a run of a dry run (llm.DryRun) would spend, as
+// a table in the running cell's output; it shows nothing for a run that
+// asked its questions.
+func showEstimate(r *record.Result) {
+	if r.Estimate == nil {
+		return
+	}
+	display.Markdown("Dry run (MEMLAB_DRY_RUN=1): no question is asked; estimated cost\n\n" +
+		reports.EstimateTable([]*record.Estimate{r.Estimate}).Markdown())
 }

@@ -15,13 +15,15 @@ import (
 	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/kernel/notebook"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/runs"
 	"github.com/memlab/memlab/stdlib"
 	"github.com/traefik/yaegi/interp"
 )
 
 // axesFlag collects repeated -p name=v1,v2 flags.
-type axesFlag struct{ axes *[]runs.Axis }
+type axesFlag struct{ axes *[]record.Axis }
 
 func (a axesFlag) String() string {
 	if a.axes == nil {
@@ -31,7 +33,7 @@ func (a axesFlag) String() string {
 }
 
 func (a axesFlag) Set(s string) error {
-	ax, err := runs.ParseAxis(s)
+	ax, err := record.ParseAxis(s)
 	if err != nil {
 		return err
 	}
@@ -51,7 +53,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	outDir := fs.String("o", "", "directory for the points' outputs and the combined table (default: sweep-NAME beside the notebook)")
-	var axes []runs.Axis
+	var axes []record.Axis
 	fs.Var(axesFlag{&axes}, "p", "a sweep axis: name=v1,v2,... over a variable of the parameters cell (repeatable)")
 	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
@@ -69,7 +71,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	grid, err := runs.Grid(axes)
+	grid, err := record.Grid(axes)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -93,9 +95,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 
 	n := 0
-	sw, err := runs.RunSweep(axes, func(p map[string]string) ([]*runs.Result, error) {
+	sw, err := runs.RunSweep(axes, func(p map[string]string) ([]*record.Result, error) {
 		n++
-		name := runs.PointName(axes, p)
+		name := record.PointName(axes, p)
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("not run: %w", err)
 		}
@@ -107,8 +109,8 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		if err := nb.ApplyParams(p); err != nil {
 			return nil, err
 		}
-		var got []*runs.Result
-		remove := runs.Observe(func(r *runs.Result) { got = append(got, r) })
+		var got []*record.Result
+		remove := runs.Observe(func(r *record.Result) { got = append(got, r) })
 		defer remove()
 		_, err = notebook.Run(ctx, nb, notebook.RunOptions{
 			OutDir:  filepath.Join(dir, name),
@@ -123,7 +125,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err := llm.CloseDefault(); err != nil {
 		fmt.Fprintf(stderr, "memlab sweep: closing the model call cache: %v\n", err)
 	}
-	t := sw.Table()
+	t := reports.SweepTable(sw)
 	md := fmt.Sprintf("# Sweep of %s\n\n%d points (%s), %d runs.\n\n%s", filepath.Base(path), len(grid), axesText(axes), len(t.Rows), t.Markdown())
 	fmt.Fprint(stdout, md)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -145,7 +147,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func axesText(axes []runs.Axis) string {
+func axesText(axes []record.Axis) string {
 	parts := make([]string, len(axes))
 	for i, a := range axes {
 		parts[i] = a.Name + " = " + strings.Join(a.Values, ", ")

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memlab/memlab/runs"
+	"github.com/memlab/memlab/runstore"
 )
 
 func TestSweepThreeByTwo(t *testing.T) {
@@ -47,7 +47,7 @@ func TestSweepThreeByTwo(t *testing.T) {
 	if !strings.Contains(stdout, "| k | system | run |") {
 		t.Errorf("stdout lacks the combined table:\n%s", stdout)
 	}
-	st, err := runs.OpenStore(store)
+	st, err := runstore.Open(store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestSweepThreeByTwo(t *testing.T) {
 	if stdout2 != stdout {
 		t.Errorf("the rerun's table differs:\n%s\nvs\n%s", stdout2, stdout)
 	}
-	st, _ = runs.OpenStore(store)
+	st, _ = runstore.Open(store)
 	defer st.Close()
 	infos, _ = st.Runs()
 	for _, ri := range infos {
@@ -98,7 +98,7 @@ func TestSweepBadAxes(t *testing.T) {
 }
 
 // TestSweepFromACell runs runs.RunSweep with an interpreted callback, an
-// explicit store and runs.Diff inside a notebook.
+// explicit store and reports.Diff inside a notebook.
 func TestSweepFromACell(t *testing.T) {
 	dir := t.TempDir()
 	store := filepath.Join(dir, "cell.db")
@@ -111,7 +111,7 @@ func TestSweepFromACell(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
 	}
-	st, err := runs.OpenStore(store)
+	st, err := runstore.Open(store)
 	if err != nil {
 		t.Fatal(err)
 	}

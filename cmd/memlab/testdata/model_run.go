@@ -11,6 +11,7 @@ import (
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/runs"
 )
@@ -35,5 +36,5 @@ res, err := runs.Run(context.Background(), ds, runs.Config{System: flat, Reader:
 if err != nil {
 	panic(err)
 }
-s := res.Summary()
+s := reports.SummaryOf(res)
 fmt.Printf("records %d failed %d\n", len(res.Records), s.Failed)

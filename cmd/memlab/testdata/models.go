@@ -28,4 +28,6 @@ if err != nil {
 fmt.Println("vectors:", len(e.Vectors), "cached:", e.Cached)
 
 // %%
-fmt.Print(c.Usage().Table().Markdown())
+import "github.com/memlab/memlab/reports"
+
+fmt.Print(reports.ClientUsageTable(c.Usage()).Markdown())

@@ -2,7 +2,7 @@
 
 // %% [markdown]
 // A sweep from a cell: runs.RunSweep with an interpreted callback, runs kept
-// in an explicit store, then the two runs compared with runs.Diff.
+// in an explicit store, then the two runs compared with reports.Diff.
 
 // %% [parameters]
 store := "" // run store file
@@ -15,11 +15,14 @@ import (
 
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/runs"
+	"github.com/memlab/memlab/runstore"
 )
 
-st, err := runs.OpenStore(store)
+st, err := runstore.Open(store)
 if err != nil {
 	panic(err)
 }
@@ -31,19 +34,19 @@ flat, err := retrieval.NewFlat(ds, retrieval.BM25Params{})
 if err != nil {
 	panic(err)
 }
-axes := []runs.Axis{{Name: "k", Values: []string{"5", "10"}}}
-sw, err := runs.RunSweep(axes, func(p map[string]string) ([]*runs.Result, error) {
+axes := []record.Axis{{Name: "k", Values: []string{"5", "10"}}}
+sw, err := runs.RunSweep(axes, func(p map[string]string) ([]*record.Result, error) {
 	k, kerr := strconv.Atoi(p["k"])
 	if kerr != nil {
 		return nil, kerr
 	}
 	res, rerr := runs.Run(context.Background(), ds, runs.Config{System: flat, Reader: generate.NewExtractive(), K: k}, runs.Options{Store: st, Quiet: true})
-	return []*runs.Result{res}, rerr
+	return []*record.Result{res}, rerr
 })
 if err != nil {
 	panic(err)
 }
-fmt.Print(sw.Table().Markdown())
+fmt.Print(reports.SweepTable(sw).Markdown())
 
 // %%
 a, err := st.Records(sw.Points[0].Results[0].ID)
@@ -54,5 +57,5 @@ b, err := st.Records(sw.Points[1].Results[0].ID)
 if err != nil {
 	panic(err)
 }
-fmt.Print(runs.Diff(a, b).Table().Markdown())
+fmt.Print(reports.Diff(a, b).Table().Markdown())
 st.Close()
