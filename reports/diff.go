@@ -162,7 +162,7 @@ func Diff(a, b []record.Record) *RunDiff {
 		q := QuestionDiff{
 			QuestionID: p.a.QuestionID, Task: p.a.Task,
 			FailureA: p.a.Failure, FailureB: p.b.Failure,
-			RankedA: p.a.Ranked, RankedB: p.b.Ranked, RankedChanged: !equalStrings(p.a.Ranked, p.b.Ranked),
+			RankedA: p.a.Ranked, RankedB: p.b.Ranked, RankedChanged: !slices.Equal(p.a.Ranked, p.b.Ranked),
 			AnswerA: p.a.Answer, AnswerB: p.b.Answer, ChoiceA: p.a.Choice, ChoiceB: p.b.Choice,
 			AnswerChanged: p.a.Answer != p.b.Answer || p.a.Choice != p.b.Choice,
 			Deltas:        map[string]float64{},
@@ -205,18 +205,6 @@ func Diff(a, b []record.Record) *RunDiff {
 	}
 	sort.SliceStable(d.Changed, func(i, j int) bool { return regressionLess(d.Changed[i], d.Changed[j]) })
 	return d
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // failureRank orders failure changes: newly failed first, newly scored

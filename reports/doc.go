@@ -14,6 +14,24 @@
 // Every function reads records or results only: nothing here runs a
 // model, a memory system or a store.
 //
+// # Files
+//
+//	summary.go      Summary, Summarize, the retrieval, answer, recall-at-k and cost tables
+//	breakdown.go    groupings (task, dimension, level, persona, medium), Breakdown, Matrix
+//	compare.go      Compare: means with intervals, paired tests, Holm; MetricsInEvery
+//	lint.go         Lint: the protocol warnings of a comparison
+//	columns.go      Columns, ColumnsOf, WriteCSV
+//	diff.go         Diff of two runs question by question, its tables
+//	flips.go        Flips of a 0/1 metric between two runs, FlipsTable
+//	errata.go       ErrataTable: raw against corrected scores
+//	judges.go       Verdicts, JudgeTable, KnowMeTable (KnowMe-Bench Table 1), OnlyJudge,
+//	                JudgeAgreementTable, DisagreementTable
+//	calibration.go  CalibrationTable
+//	sweep.go        SweepTable
+//	estimate.go     EstimateTable, DryRun, UsageTable (what runs spent, per stage)
+//	clientusage.go  ClientUsageTable (a model client's calls, by role and model)
+//	manifest.go     Manifest, NewManifest, WriteManifest, ReadManifest, Reproduce
+//
 // # Dependencies
 //
 // reports imports record, analysis (statistics and tables) and the domain

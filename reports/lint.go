@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -85,7 +86,7 @@ func Lint(results []*record.Result, opts LintOptions) []string {
 			if r == nil {
 				continue
 			}
-			if names, _ := Verdicts(r.Records); contains(names, m) {
+			if names, _ := Verdicts(r.Records); slices.Contains(names, m) {
 				judged = append(judged, m)
 				break
 			}
@@ -155,15 +156,6 @@ func Lint(results []*record.Result, opts LintOptions) []string {
 
 // isProxy reports whether a metric name is an offline proxy's.
 func isProxy(name string) bool { return strings.Contains(strings.ToLower(name), "proxy") }
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
 
 // groupText is "A: r1, r2; B: r3" with keys sorted.
 func groupText(g map[string][]string) string {

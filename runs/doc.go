@@ -31,6 +31,22 @@
 // Progress reporters (Progress; package display has memlab's) are told
 // about every completed question.
 //
+// # Files
+//
+//	run.go          Config, Evaluate, one question's record (retrieve, read, judge)
+//	exec.go         Options, the default store and progress, Run and its worker pool
+//	spec.go         SpecOf: the run's identity
+//	heal.go         what a rerun does again (failed steps, retryable verdicts)
+//	sweep.go        RunSweep, ParseKs, Observe
+//	baselines.go    Baselines, RunWithBaselines
+//	estimate.go     EstimateRun and the planners
+//	judges.go       Judge and the adapters of package judge's judges
+//	rejudge.go      RenameJudge, Rejudge
+//	repeat.go       RepeatedJudge
+//	calibrate.go    CalibrationSet, Calibrate, ReadCalibrationCSV
+//	calibration_csv.go  WriteCalibrationCSV
+//	progress.go     the Progress interface
+//
 // # Dependencies
 //
 // runs imports record, runstore and the pipeline it drives (datasets,

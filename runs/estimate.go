@@ -199,19 +199,6 @@ func EstimateRun(ctx context.Context, d *datasets.Dataset, cfg Config) (*record.
 	return e, nil
 }
 
-// passagesOf turns q's hits into the reader's passages (as the run does).
-func passagesOf(q datasets.Question, hits []retrieval.Hit, media map[string]string) []generate.Passage {
-	passages := make([]generate.Passage, 0, len(hits))
-	for _, h := range hits {
-		p := generate.Passage{ID: h.UnitID, TraceIDs: h.TraceIDs, Text: h.Text, Time: h.Time}
-		if len(h.TraceIDs) > 0 {
-			p.Medium = media[q.CorpusID+"\x00"+h.TraceIDs[0]]
-		}
-		passages = append(passages, p)
-	}
-	return passages
-}
-
 // fromCost turns a planned retrieval cost into a stage estimate.
 func fromCost(c retrieval.Cost) record.StageEstimate {
 	s := record.StageEstimate{Calls: c.Calls, PromptTokens: c.PromptTokens, MaxCompletionTokens: c.MaxCompletionTokens,

@@ -83,14 +83,9 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 	rec.Ranked, rec.Scores = rankTraces(hits, cfg.K)
 	rec.Retrieval = retrieval.ScoreRetrieval(rec.Ranked, q.Evidence, cfg.K)
 
-	passages := make([]generate.Passage, 0, len(hits))
+	passages := passagesOf(q, hits, media)
 	var context strings.Builder
 	for _, h := range hits {
-		p := generate.Passage{ID: h.UnitID, TraceIDs: h.TraceIDs, Text: h.Text, Time: h.Time}
-		if len(h.TraceIDs) > 0 {
-			p.Medium = media[q.CorpusID+"\x00"+h.TraceIDs[0]]
-		}
-		passages = append(passages, p)
 		rec.ContextIDs = append(rec.ContextIDs, h.UnitID)
 		context.WriteString(h.Text)
 		context.WriteString("\n")
@@ -192,6 +187,20 @@ func mediaOf(d *datasets.Dataset) map[string]string {
 		}
 	}
 	return m
+}
+
+// passagesOf turns q's hits into the passages given to the reader, each
+// with the medium of its first trace.
+func passagesOf(q datasets.Question, hits []retrieval.Hit, media map[string]string) []generate.Passage {
+	passages := make([]generate.Passage, 0, len(hits))
+	for _, h := range hits {
+		p := generate.Passage{ID: h.UnitID, TraceIDs: h.TraceIDs, Text: h.Text, Time: h.Time}
+		if len(h.TraceIDs) > 0 {
+			p.Medium = media[q.CorpusID+"\x00"+h.TraceIDs[0]]
+		}
+		passages = append(passages, p)
+	}
+	return passages
 }
 
 // rankTraces cuts hits to trace ids, keeps the first occurrence of each, and
