@@ -10,17 +10,23 @@ import (
 func init() {
 	Symbols["github.com/memlab/memlab/display/display"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"HTML":      reflect.ValueOf(display.HTML),
-		"Markdown":  reflect.ValueOf(display.Markdown),
-		"NewLive":   reflect.ValueOf(display.NewLive),
-		"OutputDir": reflect.ValueOf(display.OutputDir),
-		"PNG":       reflect.ValueOf(display.PNG),
-		"SVG":       reflect.ValueOf(display.SVG),
-		"Table":     reflect.ValueOf(display.Table),
-		"Text":      reflect.ValueOf(display.Text),
+		"HTML":             reflect.ValueOf(display.HTML),
+		"Markdown":         reflect.ValueOf(display.Markdown),
+		"NewLive":          reflect.ValueOf(display.NewLive),
+		"NewLiveProgress":  reflect.ValueOf(display.NewLiveProgress),
+		"NewProgressBar":   reflect.ValueOf(display.NewProgressBar),
+		"NewProgressLines": reflect.ValueOf(display.NewProgressLines),
+		"OutputDir":        reflect.ValueOf(display.OutputDir),
+		"PNG":              reflect.ValueOf(display.PNG),
+		"SVG":              reflect.ValueOf(display.SVG),
+		"Table":            reflect.ValueOf(display.Table),
+		"Text":             reflect.ValueOf(display.Text),
 
 		// type definitions
-		"Live":   reflect.ValueOf((*display.Live)(nil)),
-		"Output": reflect.ValueOf((*display.Output)(nil)),
+		"Live":          reflect.ValueOf((*display.Live)(nil)),
+		"LiveProgress":  reflect.ValueOf((*display.LiveProgress)(nil)),
+		"Output":        reflect.ValueOf((*display.Output)(nil)),
+		"ProgressBar":   reflect.ValueOf((*display.ProgressBar)(nil)),
+		"ProgressLines": reflect.ValueOf((*display.ProgressLines)(nil)),
 	}
 }
