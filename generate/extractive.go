@@ -9,7 +9,7 @@ import (
 	"unicode"
 
 	"github.com/memlab/memlab/datasets"
-	"github.com/memlab/memlab/retrieval/tokenize"
+	"github.com/memlab/memlab/text"
 )
 
 // NameExtractive is the Name of the Extractive reader.
@@ -32,7 +32,7 @@ const (
 //
 // # Terms and weights
 //
-// Texts are reduced to sets of terms: tokenize.ContentTokens, with English
+// Texts are reduced to sets of terms: text.ContentTokens, with English
 // words lightly stemmed (plural s, -ies, -ing, -ed, -ly, a doubled final
 // consonant and a final e are removed, so "finished", "finishing" and
 // "finish" meet; Chinese bigrams are kept as they are). With n passages and
@@ -341,16 +341,16 @@ func traceIDs(ps []Passage, idx []int) []string {
 	return out
 }
 
-// splitSentences splits text at . ! ? followed by a space, a closing quote
+// splitSentences splits doc at . ! ? followed by a space, a closing quote
 // or bracket, or the end; at 。！？; and at newlines. Pieces without a word
 // are dropped.
-func splitSentences(text string) []string {
-	rs := []rune(text)
+func splitSentences(doc string) []string {
+	rs := []rune(doc)
 	var out []string
 	start := 0
 	flush := func(end int) {
 		s := strings.TrimSpace(string(rs[start:end]))
-		if len(tokenize.Tokens(s)) > 0 {
+		if len(text.Tokens(s)) > 0 {
 			out = append(out, s)
 		}
 		start = end
@@ -372,7 +372,7 @@ func splitSentences(text string) []string {
 // termSet returns the stemmed content tokens of s as a set.
 func termSet(s string) map[string]bool {
 	set := map[string]bool{}
-	for _, t := range tokenize.ContentTokens(s) {
+	for _, t := range text.ContentTokens(s) {
 		set[stem(t)] = true
 	}
 	return set

@@ -30,7 +30,7 @@
 // LLM-judged metric (CloneMem QA consistency, memory recall, memory
 // helpfulness, KnowMe-Bench score).
 //
-// All text comparisons use retrieval/tokenize: lowercased word tokens, with
+// All text comparisons use package text: lowercased word tokens, with
 // Chinese and other CJK text as overlapping character bigrams, so the
 // proxies work on both languages of CloneMem.
 package judge

@@ -10,9 +10,9 @@ import (
 )
 
 // TestImports enforces the dependency rule: of memlab's packages, judge may
-// import only datasets, llm and retrieval/tokenize (tests also llm/llmtest).
+// import only datasets, llm and text (tests also llm/llmtest).
 func TestImports(t *testing.T) {
-	allowed := map[string]bool{"github.com/memlab/memlab/datasets": true, "github.com/memlab/memlab/retrieval/tokenize": true, "github.com/memlab/memlab/judge": true,
+	allowed := map[string]bool{"github.com/memlab/memlab/datasets": true, "github.com/memlab/memlab/text": true, "github.com/memlab/memlab/judge": true,
 		"github.com/memlab/memlab/llm": true, "github.com/memlab/memlab/llm/llmtest": true}
 	files, err := filepath.Glob("*.go")
 	if err != nil || len(files) == 0 {

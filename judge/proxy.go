@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/memlab/memlab/retrieval/tokenize"
+	"github.com/memlab/memlab/text"
 )
 
 // Metric names of the offline proxies, to be used wherever their values are
@@ -17,14 +17,14 @@ const (
 )
 
 // TokenF1 is the SQuAD-style token F1 of pred against ref over
-// tokenize.Tokens, with multiset overlap:
+// text.Tokens, with multiset overlap:
 //
 //	common = Σ_t min(count_pred(t), count_ref(t))
 //	P = common / |pred|, R = common / |ref|, F1 = 2·P·R / (P + R)
 //
 // It is 1 when both have no token, 0 when only one has none or common = 0.
 func TokenF1(pred, ref string) float64 {
-	p, r := tokenize.Tokens(pred), tokenize.Tokens(ref)
+	p, r := text.Tokens(pred), text.Tokens(ref)
 	if len(p) == 0 || len(r) == 0 {
 		if len(p) == len(r) {
 			return 1
@@ -55,14 +55,14 @@ func f1(common, np, nr int) float64 {
 }
 
 // RougeL is the ROUGE-L F-measure (beta = 1) of pred against ref over
-// tokenize.Tokens:
+// text.Tokens:
 //
 //	P = LCS / |pred|, R = LCS / |ref|, F = 2·P·R / (P + R)
 //
 // with LCS the length of the longest common token subsequence. It is 1 when
 // both have no token and 0 when only one has none or LCS = 0.
 func RougeL(pred, ref string) float64 {
-	p, r := tokenize.Tokens(pred), tokenize.Tokens(ref)
+	p, r := text.Tokens(pred), text.Tokens(ref)
 	if len(p) == 0 || len(r) == 0 {
 		if len(p) == len(r) {
 			return 1
@@ -95,7 +95,7 @@ func lcs(a, b []string) int {
 
 // EvidenceCoverage is the offline proxy for CloneMem's memory recall: the
 // share of statements whose distinct content tokens
-// (tokenize.ContentTokens) are at least half present in the retrieved text:
+// (text.ContentTokens) are at least half present in the retrieved text:
 //
 //	covered(s) = |C(s) ∩ C(retrieved)| / |C(s)| >= 0.5
 //	coverage   = #covered / #statements with C(s) non-empty
@@ -105,13 +105,13 @@ func lcs(a, b []string) int {
 // question without gold statements is never scored 0 or 1 by accident.
 func EvidenceCoverage(statements []string, retrieved string) float64 {
 	have := map[string]bool{}
-	for _, t := range tokenize.ContentTokens(retrieved) {
+	for _, t := range text.ContentTokens(retrieved) {
 		have[t] = true
 	}
 	judged, covered := 0, 0
 	for _, s := range statements {
 		set := map[string]bool{}
-		for _, t := range tokenize.ContentTokens(s) {
+		for _, t := range text.ContentTokens(s) {
 			set[t] = true
 		}
 		if len(set) == 0 {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/memlab/memlab/datasets"
-	"github.com/memlab/memlab/retrieval/tokenize"
+	"github.com/memlab/memlab/text"
 )
 
 // BM25Params are the Okapi BM25 constants and the scope of the statistics.
@@ -129,7 +129,7 @@ func newBM25Index(traces []datasets.Trace, p BM25Params) *bm25Index {
 		} else {
 			x.dated = append(x.dated, tr.Time)
 		}
-		toks := tokenize.Tokens(tr.Text)
+		toks := text.Tokens(tr.Text)
 		x.docLen[doc] = len(toks)
 		x.lenSum[doc+1] = x.lenSum[doc] + int64(len(toks))
 		tf := map[string]int32{}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/memlab/memlab/datasets"
-	"github.com/memlab/memlab/retrieval/tokenize"
+	"github.com/memlab/memlab/text"
 )
 
 var day0 = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -102,7 +102,7 @@ func bruteBM25(traces []datasets.Trace, at time.Time, query string, p BM25Params
 	total := 0
 	df := map[string]int{}
 	for i, t := range adm {
-		docs[i] = tokenize.Tokens(t.Text)
+		docs[i] = text.Tokens(t.Text)
 		total += len(docs[i])
 		seen := map[string]bool{}
 		for _, w := range docs[i] {
@@ -125,7 +125,7 @@ func bruteBM25(traces []datasets.Trace, at time.Time, query string, p BM25Params
 			tf[w]++
 		}
 		var s float64
-		for _, w := range tokenize.Tokens(query) {
+		for _, w := range text.Tokens(query) {
 			if tf[w] == 0 {
 				continue
 			}

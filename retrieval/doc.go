@@ -9,7 +9,7 @@
 // always computed over trace ids (TraceRanking), whatever the unit is.
 //
 //   - Flat ("flat-bm25"): CloneMem's Flat baseline with lexical scoring, one
-//     unit per raw trace, Okapi BM25 over tokenize.Tokens (which handles
+//     unit per raw trace, Okapi BM25 over text.Tokens (which handles
 //     Chinese).
 //   - FlatUnits ("flat(...)"): the general Flat of memory-systems.md §1 and
 //     §8: BM25, dense (any llm.Embedder, offline or a model) or hybrid (RRF)

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/memlab/memlab/datasets"
-	"github.com/memlab/memlab/retrieval/tokenize"
+	"github.com/memlab/memlab/text"
 )
 
 // Names of the systems of this package, as returned by Name.
@@ -15,7 +15,7 @@ const (
 
 // Flat is CloneMem's Flat retriever with BM25 scoring over raw traces: one
 // retrieval unit per trace (UnitID = TraceIDs[0] = trace id, Text = trace
-// text), Okapi BM25 over tokenize.Tokens of the trace text and of the
+// text), Okapi BM25 over text.Tokens of the trace text and of the
 // question text, and one index per corpus.
 //
 // Temporal admission is applied before ranking: a question asked at t is
@@ -28,7 +28,7 @@ const (
 // be shorter than k.
 //
 // CloneMem's rank_bm25 baseline splits on whitespace; Flat uses
-// tokenize.Tokens instead, which also segments Chinese. Its idf is the
+// text.Tokens instead, which also segments Chinese. Its idf is the
 // non-negative form documented at IDF.
 //
 // A Flat is safe for concurrent use by several goroutines.
@@ -93,7 +93,7 @@ func (f *Flat) Retrieve(ctx context.Context, q datasets.Question, k int) ([]Hit,
 	if !ok {
 		return nil, errorf("%s retrieve %q: unknown corpus %q", NameFlat, q.ID, q.CorpusID)
 	}
-	docs, err := x.search(ctx, tokenize.Tokens(q.Text), x.cutoff(q.AskedAt), k)
+	docs, err := x.search(ctx, text.Tokens(q.Text), x.cutoff(q.AskedAt), k)
 	if err != nil {
 		return nil, errorf("%s retrieve %q: %w", NameFlat, q.ID, err)
 	}

@@ -10,12 +10,12 @@ import (
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/llm/offline"
-	"github.com/memlab/memlab/retrieval/tokenize"
+	"github.com/memlab/memlab/text"
 )
 
 // Scorers of FlatUnits.
 const (
-	ScorerBM25   = "bm25"   // Okapi BM25 over tokenize.Tokens
+	ScorerBM25   = "bm25"   // Okapi BM25 over text.Tokens
 	ScorerDense  = "dense"  // cosine of embeddings
 	ScorerHybrid = "hybrid" // RRF of the BM25 and dense trace rankings
 )
@@ -530,7 +530,7 @@ func traceIDs(ts []TraceScore) []string {
 func (f *FlatUnits) rankBM25(ctx context.Context, c *flatCorpus, q datasets.Question, k int) ([]TraceScore, error) {
 	x := c.bm25
 	cut := x.cutoff(q.AskedAt)
-	toks := tokenize.Tokens(q.Text)
+	toks := text.Tokens(q.Text)
 	if c.oneToOne {
 		docs, err := x.search(ctx, toks, cut, k)
 		if err != nil {

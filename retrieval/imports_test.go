@@ -10,10 +10,10 @@ import (
 )
 
 // TestImports enforces the dependency rule: of memlab's packages, retrieval may
-// import only datasets, retrieval/tokenize and the model layer (llm and its
+// import only datasets, text and the model layer (llm and its
 // sub-packages), as architecture.md draws it.
 func TestImports(t *testing.T) {
-	allowed := map[string]bool{"github.com/memlab/memlab/datasets": true, "github.com/memlab/memlab/retrieval/tokenize": true, "github.com/memlab/memlab/retrieval": true,
+	allowed := map[string]bool{"github.com/memlab/memlab/datasets": true, "github.com/memlab/memlab/text": true, "github.com/memlab/memlab/retrieval": true,
 		"github.com/memlab/memlab/llm": true, "github.com/memlab/memlab/llm/offline": true, "github.com/memlab/memlab/llm/cache": true,
 		"github.com/memlab/memlab/llm/llmtest": true} // the fake server, in tests
 	files, err := filepath.Glob("*.go")

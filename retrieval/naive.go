@@ -8,7 +8,7 @@ import (
 
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/llm"
-	"github.com/memlab/memlab/retrieval/tokenize"
+	"github.com/memlab/memlab/text"
 )
 
 // Names of the baselines without retrieval.
@@ -115,7 +115,7 @@ func (BaseNoMemory) Retrieve(ctx context.Context, q datasets.Question, k int) ([
 // BaseRecent is the recent-context baseline: the latest traces admitted at
 // the question's time, newest first, as many as fit in a token budget (a
 // long-context reader given the most recent part of the memory). Tokens
-// are counted as tokenize.Tokens (words; CJK character bigrams). Traces are
+// are counted as text.Tokens (words; CJK character bigrams). Traces are
 // taken newest first until the next one would exceed the budget, so the
 // window is contiguous; traces of unknown time count as the oldest.
 type BaseRecent struct {
@@ -149,7 +149,7 @@ func NewBaseRecent(d *datasets.Dataset, tokens int) (*BaseRecent, error) {
 		cost := make([]int, len(ts))
 		nUnknown := 0
 		for j, t := range ts {
-			cost[j] = len(tokenize.Tokens(t.Text))
+			cost[j] = len(text.Tokens(t.Text))
 			if t.Time.IsZero() {
 				nUnknown++
 			}

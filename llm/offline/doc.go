@@ -14,11 +14,11 @@
 //     keyphrases, and one fact per sentence. It works on English and
 //     Chinese.
 //
-// Words come from package retrieval/tokenize (lowercased; CJK runs as
-// character bigrams; English stopwords removed for content words). Each
-// model's Name records its settings, e.g. "lsa(d=256,...)" or
-// "hashed-tfidf(d=1024,char=3-5,...)", for run records. Fitting honours a
-// context through the FitXContext variants; Embed and Extract honour theirs.
+// Words come from package text (lowercased; CJK runs as character bigrams;
+// English stopwords removed for content words). Each model's Name records
+// its settings, e.g. "lsa(d=256,...)" or "hashed-tfidf(d=1024,char=3-5,...)",
+// for run records. Fitting honours a context through the FitXContext
+// variants; Embed and Extract honour theirs.
 //
 // On KnowMe-Bench dataset 1 (6,644 stream entries, about 0.8 M tokens) the
 // LSA fit (256 dimensions) took about 3.4 s with a peak RSS of about

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memlab/memlab/llm"
-	"github.com/memlab/memlab/retrieval/tokenize"
+	"github.com/memlab/memlab/text"
 )
 
 // Extractive defaults.
@@ -88,7 +88,7 @@ func NewExtractive(opts ExtractOptions) *Extractive {
 		seen := map[string]bool{}
 		for _, t := range opts.Corpus {
 			clear(seen)
-			for _, w := range tokenize.ContentTokens(t) {
+			for _, w := range text.ContentTokens(t) {
 				if !seen[w] {
 					seen[w] = true
 					e.df[w]++
@@ -159,12 +159,12 @@ func (e *Extractive) idfFunc(docs [][]string) func(string) float64 {
 	return func(w string) float64 { return idf(len(docs), df[w]) }
 }
 
-// summary returns the most central sentences of text, in order, as one item.
-func (e *Extractive) summary(text string) []string {
+// summary returns the most central sentences of doc, in order, as one item.
+func (e *Extractive) summary(doc string) []string {
 	var sents []string
 	var docs [][]string
-	for _, s := range splitSentences(text) {
-		if toks := tokenize.ContentTokens(s); len(toks) > 0 {
+	for _, s := range splitSentences(doc) {
+		if toks := text.ContentTokens(s); len(toks) > 0 {
 			sents = append(sents, s)
 			docs = append(docs, toks)
 		}
@@ -259,8 +259,8 @@ type phrase struct {
 	words []string
 }
 
-// candidates returns the RAKE candidates of text, in order.
-func (e *Extractive) candidates(text string) []phrase {
+// candidates returns the RAKE candidates of doc, in order.
+func (e *Extractive) candidates(doc string) []phrase {
 	var out []phrase
 	var latin []string // current run of English words
 	flush := func() {
@@ -289,8 +289,8 @@ func (e *Extractive) candidates(text string) []phrase {
 		cjk = cjk[:0]
 	}
 	// Walk the text in word runs, punctuation and CJK characters.
-	for i := 0; i < len(text); {
-		r, n := utf8.DecodeRuneInString(text[i:])
+	for i := 0; i < len(doc); {
+		r, n := utf8.DecodeRuneInString(doc[i:])
 		switch {
 		case isCJK(r):
 			flush()
@@ -303,9 +303,9 @@ func (e *Extractive) candidates(text string) []phrase {
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			flushCJK()
 			j := i
-			for j < len(text) {
-				c, cn := utf8.DecodeRuneInString(text[j:])
-				if (c == '.' || c == ',') && j > i && isDigitAt(text, j-1) && isDigitAt(text, j+1) {
+			for j < len(doc) {
+				c, cn := utf8.DecodeRuneInString(doc[j:])
+				if (c == '.' || c == ',') && j > i && isDigitAt(doc, j-1) && isDigitAt(doc, j+1) {
 					j++ // "3.5", "1,000"
 					continue
 				}
@@ -314,8 +314,8 @@ func (e *Extractive) candidates(text string) []phrase {
 				}
 				j += cn
 			}
-			for _, w := range strings.Fields(numberWords(text[i:j])) {
-				if tokenize.IsStopword(w) {
+			for _, w := range strings.Fields(numberWords(doc[i:j])) {
+				if text.IsStopword(w) {
 					flush()
 					continue
 				}
@@ -339,10 +339,10 @@ func (e *Extractive) candidates(text string) []phrase {
 	return out
 }
 
-// keywords returns the best RAKE keyphrases of text.
-func (e *Extractive) keywords(text string) []string {
+// keywords returns the best RAKE keyphrases of doc.
+func (e *Extractive) keywords(doc string) []string {
 	var cands []phrase
-	for _, s := range splitSentences(text) { // without bullets and speaker labels
+	for _, s := range splitSentences(doc) { // without bullets and speaker labels
 		cands = append(cands, e.candidates(s)...)
 	}
 	if len(cands) == 0 {
@@ -376,7 +376,7 @@ func (e *Extractive) keywords(text string) []string {
 		s *= 1 + math.Log(float64(count[c.text]))
 		if idfOf != nil {
 			// CJK words are single characters: score the phrase's tokens.
-			toks := tokenize.Tokens(c.text)
+			toks := text.Tokens(c.text)
 			for _, t := range toks {
 				idfSum += idfOf(t)
 			}
@@ -422,7 +422,7 @@ func numberWords(run string) string {
 		if strings.Trim(f, "0123456789.,") == "" {
 			b.WriteString(f)
 		} else {
-			b.WriteString(strings.Join(tokenize.Tokens(f), " "))
+			b.WriteString(strings.Join(text.Tokens(f), " "))
 		}
 		b.WriteByte(' ')
 	}

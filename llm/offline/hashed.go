@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/memlab/memlab/retrieval/tokenize"
+	"github.com/memlab/memlab/text"
 )
 
 // Hashed TF-IDF defaults.
@@ -38,7 +38,7 @@ const (
 
 // HashedTFIDF is a TF-IDF embedder whose features are hashed into a fixed
 // number of buckets (the hashing trick): the content words of a text (see
-// tokenize.ContentTokens; CJK text gives character bigrams) and the
+// text.ContentTokens; CJK text gives character bigrams) and the
 // character n-grams of each word wrapped in '<' and '>' ("<cat>" gives "<ca",
 // "cat", "at>", "<cat", ...). Each feature f has weight (1 + ln tf)·idf(f),
 // with the smoothed idf ln((1+N)/(1+df)) + 1 fitted per feature (keyed by its
@@ -297,10 +297,10 @@ type featureBuf struct {
 	chars  []feature
 }
 
-// features fills f.words and f.chars with the distinct features of text,
+// features fills f.words and f.chars with the distinct features of doc,
 // sorted by hash, with their counts.
-func (m *HashedTFIDF) features(f *featureBuf, text string) {
-	toks := tokenize.ContentTokens(text)
+func (m *HashedTFIDF) features(f *featureBuf, doc string) {
+	toks := text.ContentTokens(doc)
 	f.hashes = f.hashes[:0]
 	for _, w := range toks {
 		f.hashes = append(f.hashes, mix(fnvString(fnvRune(fnvOffset, nsWord), w)))

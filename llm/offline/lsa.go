@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/memlab/memlab/retrieval/tokenize"
+	"github.com/memlab/memlab/text"
 )
 
 // LSA defaults.
@@ -108,7 +108,7 @@ func FitLSAContext(ctx context.Context, texts []string, opts LSAOptions) (*LSA, 
 		if err := checkCtx(ctx, i); err != nil {
 			return nil, fmt.Errorf("offline: fit lsa: %w", err)
 		}
-		docs[i] = tokenize.ContentTokens(t)
+		docs[i] = text.ContentTokens(t)
 		clear(seen)
 		for _, w := range docs[i] {
 			if !seen[w] {
@@ -251,7 +251,7 @@ func (m *LSA) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 		if err := checkCtx(ctx, i); err != nil {
 			return nil, fmt.Errorf("offline: lsa embed: %w", err)
 		}
-		ids = m.termIDs(ids[:0], tokenize.ContentTokens(t))
+		ids = m.termIDs(ids[:0], text.ContentTokens(t))
 		wts = wts[:0]
 		uniq := ids[:0]
 		for p := 0; p < len(ids); {

@@ -5,7 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/memlab/memlab/retrieval/tokenize"
+	"github.com/memlab/memlab/text"
 )
 
 // abbreviations are the lowercased words whose trailing period does not end
@@ -203,4 +203,4 @@ func isCJK(r rune) bool {
 }
 
 // hasContent reports whether s has at least one content word.
-func hasContent(s string) bool { return len(tokenize.ContentTokens(s)) > 0 }
+func hasContent(s string) bool { return len(text.ContentTokens(s)) > 0 }

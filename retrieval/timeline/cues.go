@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/memlab/memlab/retrieval/tokenize"
+	"github.com/memlab/memlab/text"
 )
 
 // Question shapes, as reported by Shape and SupportReport.Shape.
@@ -23,7 +23,7 @@ const (
 	TransitionModel      = "model"      // the extractor model said the state changed
 )
 
-// Cue word lists (lowercased tokens as tokenize.Tokens gives them; Chinese
+// Cue word lists (lowercased tokens as text.Tokens gives them; Chinese
 // cues are matched as substrings of the text).
 var (
 	positiveEN = words("love loved loves like liked enjoy enjoyed enjoying great happy happier proud better best excited glad worth brilliant amazing grateful relief relieved calm fine lovely fun settled")
@@ -75,10 +75,10 @@ func countZH(text string, list []string) int {
 	return n
 }
 
-// cues reads the cue words of text.
-func cues(text string) cueProfile {
+// cues reads the cue words of s.
+func cues(s string) cueProfile {
 	var c cueProfile
-	for _, t := range tokenize.Tokens(text) {
+	for _, t := range text.Tokens(s) {
 		switch {
 		case positiveEN[t]:
 			c.pos++
@@ -95,16 +95,16 @@ func cues(text string) cueProfile {
 			c.negated = true
 		}
 	}
-	neg := countZH(text, negativeZH)
-	c.pos += countZH(text, positiveZH) - strings.Count(text, "不怕") // 不怕 also matches 怕
+	neg := countZH(s, negativeZH)
+	c.pos += countZH(s, positiveZH) - strings.Count(s, "不怕") // 不怕 also matches 怕
 	c.neg += neg
-	if countZH(text, commitZH) > 0 {
+	if countZH(s, commitZH) > 0 {
 		c.commit = true
 	}
-	if countZH(text, tentZH) > 0 || strings.ContainsAny(text, "?？") {
+	if countZH(s, tentZH) > 0 || strings.ContainsAny(s, "?？") {
 		c.tentative = true
 	}
-	if countZH(text, negZH) > 0 {
+	if countZH(s, negZH) > 0 {
 		c.negated = true
 	}
 	return c

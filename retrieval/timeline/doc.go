@@ -8,7 +8,7 @@
 //
 // Every trace is kept whole: hits are Kind chunk, UnitID = the trace id,
 // Text = the raw trace, so a reader sees the real evidence. At ingest each
-// trace gets a TF-IDF vector of its content words (tokenize.ContentTokens;
+// trace gets a TF-IDF vector of its content words (text.ContentTokens;
 // Chinese as character bigrams; idf from the traces ingested so far) and
 // joins the topic whose centroid is most similar (cosine >= TopicThreshold;
 // candidates are the topics of its 8 heaviest words seen before, skipping

@@ -10,7 +10,7 @@ import (
 
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/retrieval"
-	"github.com/memlab/memlab/retrieval/tokenize"
+	"github.com/memlab/memlab/text"
 )
 
 // scored is the per-question view of the admitted traces. Slices are
@@ -147,8 +147,8 @@ func inSpans(spans []Window, t time.Time) bool {
 // tokens, with function words (stopwords, question words, Chinese bigrams
 // holding a question or addressee character) weighted FunctionWeight and
 // left out when it is negative, unless the question has nothing else.
-func (m *Memory) queryTerms(text string) ([]string, []float64) {
-	toks := tokenize.Tokens(text)
+func (m *Memory) queryTerms(q string) ([]string, []float64) {
+	toks := text.Tokens(q)
 	out, ws := make([]string, 0, len(toks)), make([]float64, 0, len(toks))
 	for _, t := range toks {
 		w := 1.0
@@ -174,7 +174,7 @@ func (m *Memory) queryTerms(text string) ([]string, []float64) {
 // question or addressee character (你 您 吗 呢 么 哪 谁 什 怎).
 func functionWord(t string) bool {
 	base := strings.TrimSuffix(t, "'s")
-	return tokenize.IsStopword(t) || tokenize.IsStopword(base) || qWords[base] || strings.ContainsAny(t, "你您吗呢么哪谁什怎")
+	return text.IsStopword(t) || text.IsStopword(base) || qWords[base] || strings.ContainsAny(t, "你您吗呢么哪谁什怎")
 }
 
 func b2f(b bool) float64 {
@@ -432,7 +432,7 @@ func (m *Memory) Support(ctx context.Context, q datasets.Question) (SupportRepor
 	}
 	// focus words and their idf over the admitted traces
 	weights := map[string]float64{}
-	for _, t := range tokenize.ContentTokens(q.Text) {
+	for _, t := range text.ContentTokens(q.Text) {
 		if !qWords[t] {
 			weights[t] = 0
 		}
@@ -479,7 +479,7 @@ func (m *Memory) Support(ctx context.Context, q datasets.Question) (SupportRepor
 		for _, s := range sentences(e.tr.Text) {
 			have := map[string]bool{}
 			var cov float64
-			for _, t := range tokenize.ContentTokens(s) {
+			for _, t := range text.ContentTokens(s) {
 				if w, ok := weights[t]; ok && !have[t] {
 					have[t] = true
 					cov += w

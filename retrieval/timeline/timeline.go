@@ -11,7 +11,7 @@ import (
 
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/retrieval"
-	"github.com/memlab/memlab/retrieval/tokenize"
+	"github.com/memlab/memlab/text"
 )
 
 // Config holds every knob of the timeline memory. Zero values select the
@@ -259,7 +259,7 @@ func (m *Memory) Ingest(ctx context.Context, corpusID string, traces []datasets.
 
 func (m *Memory) add(ctx context.Context, c *corpus, tr datasets.Trace) error {
 	doc := len(c.entries)
-	toks := tokenize.Tokens(tr.Text)
+	toks := text.Tokens(tr.Text)
 	tf := map[string]int32{}
 	for _, t := range toks {
 		tf[t]++
@@ -268,7 +268,7 @@ func (m *Memory) add(ctx context.Context, c *corpus, tr datasets.Trace) error {
 		c.postings[t] = append(c.postings[t], posting{doc: int32(doc), tf: n})
 	}
 	ctf := map[string]int{}
-	for _, t := range tokenize.ContentTokens(tr.Text) {
+	for _, t := range text.ContentTokens(tr.Text) {
 		ctf[t]++
 	}
 	for t := range ctf {

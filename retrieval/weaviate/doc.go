@@ -27,7 +27,7 @@
 // The schema: corpus, unitId, traceIds, kind and medium are text with field
 // tokenization (exact match); hasTime is a boolean; eventTime a date;
 // content the unit's text (word tokenization); terms the text cut by
-// tokenize.Tokens (the tokenizer of memlab's Flat BM25, which also splits
+// text.Tokens (the tokenizer of memlab's Flat BM25, which also splits
 // Chinese into character bigrams) and joined by spaces, with whitespace
 // tokenization: BM25 and the keyword side of hybrid search read terms, so
 // lexical matching is the same in English and Chinese. Vectors come from the

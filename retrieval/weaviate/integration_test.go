@@ -18,7 +18,7 @@ import (
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/llm/offline"
 	"github.com/memlab/memlab/retrieval"
-	"github.com/memlab/memlab/retrieval/tokenize"
+	"github.com/memlab/memlab/text"
 )
 
 // Integration tests run against a real server: the one named by
@@ -294,7 +294,7 @@ func TestSample(t *testing.T) {
 			df := map[string]int{}
 			for _, tr := range c.Traces {
 				seen := map[string]bool{}
-				for _, tok := range tokenize.Tokens(tr.Text) {
+				for _, tok := range text.Tokens(tr.Text) {
 					if !seen[tok] {
 						seen[tok] = true
 						df[tok]++
@@ -307,7 +307,7 @@ func TestSample(t *testing.T) {
 					break
 				}
 				word := ""
-				for _, tok := range tokenize.Tokens(tr.Text) {
+				for _, tok := range text.Tokens(tr.Text) {
 					if df[tok] == 1 && len([]rune(tok)) >= 2 {
 						word = tok
 						break

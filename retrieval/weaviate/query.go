@@ -14,7 +14,7 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/memlab/memlab/retrieval"
-	"github.com/memlab/memlab/retrieval/tokenize"
+	"github.com/memlab/memlab/text"
 )
 
 // Search modes.
@@ -38,7 +38,7 @@ type Query struct {
 	// Vector is the query vector of dense and hybrid search (Dims values).
 	Vector []float32
 	// Text is the query text of BM25 and hybrid search. It is cut into
-	// tokenize.Tokens, as the stored terms are, so Chinese text is searched
+	// text.Tokens, as the stored terms are, so Chinese text is searched
 	// by character bigrams.
 	Text string
 	// Alpha is hybrid search's weight of the vector side, in [0, 1]: 0 is
@@ -123,12 +123,12 @@ func (s *Store) Search(ctx context.Context, q Query) ([]retrieval.Hit, error) {
 	return hits, nil
 }
 
-// queryTerms is the BM25 query of text: its tokenize.Tokens joined by
+// queryTerms is the BM25 query of s: its text.Tokens joined by
 // spaces, as the terms property is stored. The tokens hold only letters,
 // digits, marks and apostrophes, so nothing in them needs escaping in the
 // GraphQL string.
-func queryTerms(text string) string {
-	toks := tokenize.Tokens(text)
+func queryTerms(s string) string {
+	toks := text.Tokens(s)
 	out := toks[:0]
 	for _, t := range toks {
 		if strings.IndexFunc(t, func(r rune) bool { return unicode.IsControl(r) || r == '"' || r == '\\' }) < 0 {

@@ -19,7 +19,7 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/memlab/memlab/retrieval"
-	"github.com/memlab/memlab/retrieval/tokenize"
+	"github.com/memlab/memlab/text"
 )
 
 // Vector index types of Config.Index.
@@ -51,7 +51,7 @@ const (
 	PropHasTime   = "hasTime"   // false when the unit's time is unknown
 	PropEventTime = "eventTime" // the unit's time (date, RFC 3339); absent when unknown
 	PropContent   = "content"   // the unit's text (word tokenization)
-	PropTerms     = "terms"     // tokenize.Tokens of the text joined by spaces (whitespace tokenization)
+	PropTerms     = "terms"     // text.Tokens of the text joined by spaces (whitespace tokenization)
 )
 
 // schemaMarker starts the description of every collection this package
@@ -515,7 +515,7 @@ func (s *Store) buildObject(o Object) (*models.Object, error) {
 		PropMedium:   o.Medium,
 		PropHasTime:  !u.Time.IsZero(),
 		PropContent:  u.Text,
-		PropTerms:    strings.Join(tokenize.Tokens(u.Text), " "),
+		PropTerms:    strings.Join(text.Tokens(u.Text), " "),
 	}
 	if !u.Time.IsZero() {
 		// a string, never a time.Time: the gRPC batch path silently drops time.Time values

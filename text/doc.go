@@ -1,8 +1,13 @@
-// Package tokenize splits text into the word tokens that memlab's lexical
-// components share: the BM25 retriever, the offline extractive reader and the
-// offline answer proxies (token F1, ROUGE-L, evidence coverage).
+// Package text holds the text primitives every layer of memlab shares: the
+// word tokens of its lexical components (the BM25 retriever, the offline
+// embedders and extractor, the extractive reader and the offline answer
+// proxies: token F1, ROUGE-L, evidence coverage).
 //
-// # Rules
+// It imports nothing of memlab, so that datasets, llm, retrieval, generate,
+// judge and the reports can all use it without pointing an import the wrong
+// way.
+//
+// # Tokens
 //
 // Tokens segments text into maximal runs of letters, digits and combining
 // marks, lowercased. Fullwidth ASCII forms (Ａ, ５) are folded to ASCII first.
@@ -27,4 +32,4 @@
 // and with a trailing possessive 's removed ("anna's" → "anna"); readers and
 // proxies use it to compare meaning-bearing words. It has no Chinese stopword
 // list: the bigrams are kept as they are.
-package tokenize
+package text

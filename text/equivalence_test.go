@@ -1,4 +1,4 @@
-package tokenize
+package text
 
 import (
 	"math/rand/v2"
