@@ -2,9 +2,10 @@ package datasets
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -186,7 +187,7 @@ func (p *personaParser) parse(obj map[string]any) (*Corpus, []Question, error) {
 	if c.Language != "" {
 		c.ID += "_" + c.Language
 	}
-	for _, k := range sortedKeys(obj) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		if !personaKeys[k] {
 			p.add(jsonPath("$", k), DefectBadValue, "unexpected top-level field %q is not kept", k)
 		}
@@ -300,7 +301,7 @@ func (p *personaParser) trace(tp string, item any) (Trace, bool) {
 	if len(missing) > 0 {
 		p.add(tp, DefectMissingField, "trace %q lacks %s", t.ID, strings.Join(missing, ", "))
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !traceKeys[k] {
 			if t.Fields == nil {
 				t.Fields = map[string]any{}
@@ -374,7 +375,7 @@ func (p *personaParser) question(qp string, item any, ids map[string]string) (Qu
 	if strings.TrimSpace(q.Answer) == "" {
 		p.add(qp+".answer", DefectNoAnswer, "question %q has no answer", q.ID)
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !questionKeys[k] {
 			setExtra(&q, k, normalize(m[k]))
 		}
@@ -410,7 +411,7 @@ func (p *personaParser) question(qp string, item any, ids map[string]string) (Qu
 					eg.TraceIDs = append(eg.TraceIDs, p.idList(jsonPath(gp, key), v, ids, asked)...)
 				}
 			}
-			for _, k := range sortedKeys(gm) {
+			for _, k := range slices.Sorted(maps.Keys(gm)) {
 				if k != "statement" && !contains(evidenceIDKeys, k) {
 					setExtra(&q, fmt.Sprintf("evidence[%d].%s", i, k), normalize(gm[k]))
 				}
@@ -497,7 +498,7 @@ func (p *personaParser) choices(fp string, v any) []Choice {
 			}
 		}
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			out = append(out, Choice{ID: k, Text: p.text(jsonPath(fp, k), "choice text", x[k])})
 		}
 	default:
@@ -537,13 +538,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

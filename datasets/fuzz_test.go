@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -526,11 +528,7 @@ func encodeLayout(files map[string][]byte) []byte {
 }
 
 func sortedNames(files map[string][]byte) []string {
-	m := make(map[string]any, len(files))
-	for k := range files {
-		m[k] = nil
-	}
-	return sortedKeys(m)
+	return slices.Sorted(maps.Keys(files))
 }
 
 // readLayout reads the files of a committed directory, relative to it.

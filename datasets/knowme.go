@@ -3,12 +3,16 @@ package datasets
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memlab/memlab/text"
 )
 
 // Canonical keys of a KnowMe stream entry in Trace.Fields: the location and
@@ -242,7 +246,7 @@ func parseStream(c *Corpus, file string, list []any, rep *Report) {
 		t := Trace{Medium: MediumStream, Fields: map[string]any{}}
 		canon := map[string]any{}
 		srcKey := map[string]string{}
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			name, known := streamAliases[normKey(k)]
 			if !known {
 				t.Fields[k] = normalize(m[k])
@@ -366,7 +370,7 @@ func (tp *taskParser) add(file, p, kind, format string, args ...any) {
 // lowerKeys returns m with its keys in lower case (the first spelling wins).
 func lowerKeys(m map[string]any) map[string]any {
 	out := make(map[string]any, len(m))
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		lk := strings.ToLower(strings.TrimSpace(k))
 		if _, dup := out[lk]; !dup {
 			out[lk] = m[k]
@@ -429,7 +433,7 @@ func (tp *taskParser) parse(qlist, alist []any) []Question {
 		} else {
 			tp.add(tp.qFile, qp, DefectMissingField, "question %s lacks question", id)
 		}
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			if k != "id" && k != "question" {
 				setExtra(&q, k, normalize(m[k]))
 			}
@@ -457,7 +461,7 @@ func (tp *taskParser) parse(qlist, alist []any) []Question {
 	for _, id := range order {
 		if !matched[id] {
 			a := answers[id]
-			tp.add(tp.aFile, a.path, DefectUnmatched, "answer id %s has no question in %s: %s", id, tp.qFile, clip(textOf(a.m["answer"]), 80))
+			tp.add(tp.aFile, a.path, DefectUnmatched, "answer id %s has no question in %s: %s", id, tp.qFile, text.Clip(textOf(a.m["answer"]), 80))
 		}
 	}
 	return out
@@ -481,7 +485,7 @@ func (tp *taskParser) withAnswer(q Question, id, ap string, m map[string]any) Qu
 			q.Evidence = []EvidenceGroup{{TraceIDs: ids}}
 		}
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if k == "id" || k == "answer" || k == "evidence" {
 			continue
 		}
@@ -517,7 +521,7 @@ func (tp *taskParser) ordering(ap string, list []any, q *Question) ([]RankedEven
 			} else {
 				tp.add(tp.aFile, ip, DefectMissingField, "ranked event lacks rank; using position %d", i+1)
 			}
-			for _, k := range sortedKeys(x) {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
 				if k != "rank" && k != "event" && k != "reasoning" {
 					setExtra(q, fmt.Sprintf("answer[%d].%s", i, k), normalize(x[k]))
 				}
@@ -563,14 +567,6 @@ func (tp *taskParser) evidence(ep string, v any) []string {
 		one(ep, v)
 	}
 	return out
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "..."
 }
 
 // mindNote explains the canonical name "mind" when it is among missing keys.

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/memlab/memlab/text"
 )
 
 // Load reads the dataset at path and detects its format:
@@ -600,7 +602,7 @@ func (r *Report) text(file, path, name string, v any) string {
 	switch v.(type) {
 	case nil, string:
 	default:
-		r.Add(file, path, DefectNotText, fmt.Sprintf("%s is a JSON %s; want a string (read as %q)", name, jsonType(v), clip(textOf(v), 60)))
+		r.Add(file, path, DefectNotText, fmt.Sprintf("%s is a JSON %s; want a string (read as %q)", name, jsonType(v), text.Clip(textOf(v), 60)))
 	}
 	return textOf(v)
 }

@@ -3,7 +3,9 @@ package generate
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -142,7 +144,7 @@ func (c *corpusStats) idf(w string) float64 {
 // set when within is nil).
 func (c *corpusStats) weight(set, within map[string]bool) float64 {
 	var s float64
-	for _, w := range sortedKeys(set) { // fixed order: reproducible sums
+	for _, w := range slices.Sorted(maps.Keys(set)) { // fixed order: reproducible sums
 		if within == nil || within[w] {
 			s += c.idf(w)
 		}
@@ -423,13 +425,4 @@ func minus(a, b, c map[string]bool) map[string]bool {
 		}
 	}
 	return out
-}
-
-func sortedKeys(m map[string]bool) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

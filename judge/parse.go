@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/text"
 	"math"
 	"sort"
 	"strconv"
@@ -95,7 +96,7 @@ func ParseObject(raw string) (map[string]any, error) {
 			return obj, nil
 		}
 	}
-	return nil, fmt.Errorf("judge: parse reply %q: %w", clip(raw, 80), ErrNoJSON)
+	return nil, fmt.Errorf("judge: parse reply %q: %w", text.Clip(raw, 80), ErrNoJSON)
 }
 
 // ScoreField reads obj[field] as a number in [min, max]. The error wraps
@@ -179,13 +180,4 @@ func keys(obj map[string]any) string {
 		return "none"
 	}
 	return strings.Join(ks, ", ")
-}
-
-// clip shortens s to at most n runes for error messages.
-func clip(s string, n int) string {
-	rs := []rune(s)
-	if len(rs) <= n {
-		return s
-	}
-	return string(rs[:n]) + "…"
 }

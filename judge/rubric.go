@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/text"
 )
 
 // The seven KnowMe-Bench tasks, as named in the release's file names and in
@@ -220,39 +221,39 @@ func ParseRubrics(name string, r io.Reader) (*RubricSet, error) {
 		}
 		return nil, fail(lineAt(string(data[:off]), off), "byte %d is not UTF-8 (the official script reads the file as UTF-8)", off)
 	}
-	text := strings.ReplaceAll(string(data), "\r\n", "\n")
-	text = strings.ReplaceAll(text, "\r", "\n")
-	matches := sectionHeaderRE.FindAllStringSubmatchIndex(text, -1)
+	doc := strings.ReplaceAll(string(data), "\r\n", "\n")
+	doc = strings.ReplaceAll(doc, "\r", "\n")
+	matches := sectionHeaderRE.FindAllStringSubmatchIndex(doc, -1)
 	headerAt := map[int]bool{}
 	for _, m := range matches {
 		headerAt[m[0]] = true
 	}
-	for off, n := 0, 1; off <= len(text); n++ {
-		end := strings.IndexByte(text[off:], '\n')
+	for off, n := 0, 1; off <= len(doc); n++ {
+		end := strings.IndexByte(doc[off:], '\n')
 		if end < 0 {
-			end = len(text) - off
+			end = len(doc) - off
 		}
-		if _, looks := typeHeader(text[off : off+end]); looks && !headerAt[off] {
-			return nil, fail(n, "%q is not a section header to the official script, which needs \"# type <Task Name>\" exactly at the start of the line", clipLine(text[off:off+end]))
+		if _, looks := typeHeader(doc[off : off+end]); looks && !headerAt[off] {
+			return nil, fail(n, "%q is not a section header to the official script, which needs \"# type <Task Name>\" exactly at the start of the line", text.Clip(doc[off:off+end], 80))
 		}
 		off += end + 1
 	}
 	if len(matches) == 0 {
 		return nil, fmt.Errorf("judge: rubric file %q: no \"# type <Task Name>\" section", name)
 	}
-	if pre := text[:matches[0][0]]; pyStrip(pre) != "" {
+	if pre := doc[:matches[0][0]]; pyStrip(pre) != "" {
 		first := strings.IndexFunc(pre, func(r rune) bool { return !isPySpace(r) })
 		return nil, fail(lineAt(pre, first), "text before the first \"# type <Task Name>\" line")
 	}
 	set := &RubricSet{Name: base, System: OfficialKnowMeSystem, ExactTasks: true, Templates: map[string]string{}}
 	seen := map[string]int{}
 	for i, m := range matches {
-		line := lineAt(text, m[0])
-		if lineAt(text, m[2]) != line {
+		line := lineAt(doc, m[0])
+		if lineAt(doc, m[2]) != line {
 			return nil, fail(line, "\"# type\" names no task on its line")
 		}
 		var tasks []string
-		for _, raw := range strings.FieldsFunc(text[m[2]:m[3]], func(r rune) bool { return r == '、' || r == ',' }) {
+		for _, raw := range strings.FieldsFunc(doc[m[2]:m[3]], func(r rune) bool { return r == '、' || r == ',' }) {
 			t := pyStrip(raw)
 			if t == "" {
 				continue
@@ -271,11 +272,11 @@ func ParseRubrics(name string, r io.Reader) (*RubricSet, error) {
 		if len(tasks) == 0 {
 			return nil, fail(line, "\"# type\" names no task")
 		}
-		end := len(text)
+		end := len(doc)
 		if i+1 < len(matches) {
 			end = matches[i+1][0]
 		}
-		body := pyStrip(text[m[1]:end])
+		body := pyStrip(doc[m[1]:end])
 		if err := checkTemplate(body); err != nil {
 			return nil, fmt.Errorf("judge: rubric file %q: section at line %d (%s): %w", name, line, strings.Join(tasks, ", "), err)
 		}
@@ -288,14 +289,6 @@ func ParseRubrics(name string, r io.Reader) (*RubricSet, error) {
 
 // lineAt is the 1-based line of byte offset off in text.
 func lineAt(text string, off int) int { return 1 + strings.Count(text[:off], "\n") }
-
-// clipLine shortens a quoted line to 80 runes.
-func clipLine(s string) string {
-	if r := []rune(s); len(r) > 80 {
-		return string(r[:80]) + "..."
-	}
-	return s
-}
 
 // typeHeader reports whether line looks like a "# type ..." header (any
 // case, spacing or number of spaces) and returns the rest.

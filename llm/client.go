@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/memlab/memlab/llm/cache"
+	"github.com/memlab/memlab/text"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -308,7 +309,7 @@ func (c *Client) chatCall(ctx context.Context, rt *endpointRT, model string, req
 		}
 		content := res.Choices[0].Message.Content
 		if req.ResponseFormat != FormatText && !HasJSONObject(content) {
-			return res.Usage.TotalTokens, &badOutput{msg: fmt.Sprintf("JSON was asked but the answer holds no JSON object: %q", clip(content, 80))}
+			return res.Usage.TotalTokens, &badOutput{msg: fmt.Sprintf("JSON was asked but the answer holds no JSON object: %q", text.Clip(content, 80))}
 		}
 		out = ChatResponse{Content: content, FinishReason: string(res.Choices[0].FinishReason), Model: res.Model,
 			Usage:   Usage{PromptTokens: res.Usage.PromptTokens, CompletionTokens: res.Usage.CompletionTokens},
@@ -563,7 +564,7 @@ func classify(err error, info *attemptInfo, rt *endpointRT, model string, attemp
 		e.Status, e.Message = apiErr.HTTPStatusCode, apiErr.Message
 	case errors.As(err, &reqErr):
 		e.Status = reqErr.HTTPStatusCode
-		e.Message = fmt.Sprintf("HTTP %d: %s", reqErr.HTTPStatusCode, clip(string(reqErr.Body), 200))
+		e.Message = fmt.Sprintf("HTTP %d: %s", reqErr.HTTPStatusCode, text.Clip(string(reqErr.Body), 200))
 	case errors.Is(err, context.DeadlineExceeded):
 		e.Kind, e.Message = ErrTimeout, fmt.Sprintf("no answer within %s", rt.ep.Timeout)
 		return e
@@ -630,11 +631,4 @@ func estimateTokens(ms []Message) int {
 		n += len(m.Content)/4 + 4
 	}
 	return n
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }

@@ -544,3 +544,20 @@ func TestCheckTimeoutSaysTheRealLimit(t *testing.T) {
 		t.Errorf("endpoint's timeout: %v", err)
 	}
 }
+
+// TestBadOutputMessageKeepsCharactersWhole: the answer quoted in a "holds no
+// JSON object" error is clipped by runes, so a Chinese answer is quoted as
+// text, not cut in the middle of a character into \x escapes.
+func TestBadOutputMessageKeepsCharactersWhole(t *testing.T) {
+	answer := strings.Repeat("我喜欢北京", 20) // 100 runes, 300 bytes, no JSON
+	c, _ := fake(t, llmtest.Options{Replies: []string{answer}}, false, "max_attempts = 1")
+	_, err := c.Chat(context.Background(), ChatRequest{Messages: user("x"), ResponseFormat: FormatJSONObject})
+	e := asError(t, err)
+	if e.Kind != ErrBadOutput {
+		t.Fatalf("kind %q, want %q: %v", e.Kind, ErrBadOutput, err)
+	}
+	want := fmt.Sprintf("%q", string([]rune(answer)[:80])+"…")
+	if !strings.Contains(e.Message, want) || strings.Contains(e.Message, `\x`) {
+		t.Errorf("message %q: want the answer's first 80 characters quoted whole, %s", e.Message, want)
+	}
+}

@@ -49,6 +49,7 @@ import (
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/retrieval/timeline"
 	"github.com/memlab/memlab/runs"
+	"github.com/memlab/memlab/text"
 )
 
 var ds *datasets.Dataset
@@ -260,27 +261,19 @@ for _, c := range ds.Corpora {
 		traces[c.ID+"\x00"+t.ID] = t
 	}
 }
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
 func example(f failure) string {
 	r := f.rec
 	q := questionOf(r)
 	var b strings.Builder
 	fmt.Fprintf(&b, "#### %s: %s (%s)\n\n", f.cause, r.QuestionID, r.Task)
-	fmt.Fprintf(&b, "**Question** (asked %s): %s\n\n", generate.FormatTime(q.AskedAt), clip(q.Text, 400))
+	fmt.Fprintf(&b, "**Question** (asked %s): %s\n\n", generate.FormatTime(q.AskedAt), text.ClipLine(q.Text, 400))
 	gold := map[string]bool{}
 	b.WriteString("**Gold evidence:**\n\n")
 	for _, g := range q.Evidence {
 		for _, id := range g.TraceIDs {
 			gold[id] = true
 		}
-		fmt.Fprintf(&b, "* %s [%s]\n", clip(g.Statement, 300), strings.Join(g.TraceIDs, ", "))
+		fmt.Fprintf(&b, "* %s [%s]\n", text.ClipLine(g.Statement, 300), strings.Join(g.TraceIDs, ", "))
 	}
 	if len(q.Evidence) == 0 {
 		b.WriteString("* (none)\n")
@@ -292,7 +285,7 @@ func example(f failure) string {
 			mark = "✓"
 		}
 		t := traces[r.CorpusID+"\x00"+id]
-		fmt.Fprintf(&b, "%d. %s `%s` %s %s: %s\n", i+1, mark, id, generate.FormatTime(t.Time), t.Medium, clip(t.Text, 160))
+		fmt.Fprintf(&b, "%d. %s `%s` %s %s: %s\n", i+1, mark, id, generate.FormatTime(t.Time), t.Medium, text.ClipLine(t.Text, 160))
 	}
 	if len(r.Ranked) == 0 {
 		b.WriteString("(nothing retrieved)\n")
@@ -315,13 +308,13 @@ func example(f failure) string {
 	if q.IsMultipleChoice() {
 		fmt.Fprintf(&b, "chose %q, correct %q (cannot-be-determined option %q). ", r.Choice, r.Correct, generate.CannotDetermine(q.Choices))
 	}
-	fmt.Fprintf(&b, "%s\n\n**Reference:** %s\n\n", clip(r.Answer, 400), clip(q.Answer, 400))
+	fmt.Fprintf(&b, "%s\n\n**Reference:** %s\n\n", text.ClipLine(r.Answer, 400), text.ClipLine(q.Answer, 400))
 	if len(r.Verdicts) == 0 {
 		b.WriteString("**Judge:** none (no judge model configured).\n")
 	}
 	for _, v := range r.Verdicts {
 		if v.Judged() {
-			fmt.Fprintf(&b, "**Judge** %s (%s), %s = %g: %s\n\n", v.Judge, v.Model, v.Metric, v.Score, clip(v.Reasoning, 400))
+			fmt.Fprintf(&b, "**Judge** %s (%s), %s = %g: %s\n\n", v.Judge, v.Model, v.Metric, v.Score, text.ClipLine(v.Reasoning, 400))
 		} else {
 			fmt.Fprintf(&b, "**Judge** %s (%s), %s: failed (%s), not scored\n\n", v.Judge, v.Model, v.Metric, v.Failure)
 		}

@@ -1,7 +1,8 @@
 // Package text holds the text primitives every layer of memlab shares: the
 // word tokens of its lexical components (the BM25 retriever, the offline
 // embedders and extractor, the extractive reader and the offline answer
-// proxies: token F1, ROUGE-L, evidence coverage).
+// proxies: token F1, ROUGE-L, evidence coverage), and Clip and ClipLine,
+// which shorten a text for an error message, a table cell or a notebook.
 //
 // It imports nothing of memlab, so that datasets, llm, retrieval, generate,
 // judge and the reports can all use it without pointing an import the wrong

@@ -19,3 +19,11 @@ func ExampleContentTokens() {
 	// Output:
 	// [forget anna run 北京]
 }
+
+func ExampleClip() {
+	fmt.Println(text.Clip("我喜欢北京", 3))
+	fmt.Println(text.ClipLine("a reply\n  over two lines", 12))
+	// Output:
+	// 我喜欢…
+	// a reply over…
+}
