@@ -15,8 +15,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
+	"github.com/memlab/memlab/internal/tablesum"
 	"github.com/traefik/yaegi/extract"
 )
 
@@ -38,14 +38,13 @@ func run(args []string) error {
 		return fmt.Errorf("no packages given")
 	}
 	ext := extract.Extractor{Dest: *name}
-	fileName := strings.NewReplacer("/", "-", ".", "_", "~", "_")
 	for _, pkg := range fs.Args() {
 		var buf bytes.Buffer
 		path, err := ext.Extract(pkg, "", &buf)
 		if err != nil {
 			return fmt.Errorf("package %s: %w", pkg, err)
 		}
-		out := filepath.Join(*dir, fileName.Replace(path)+".go")
+		out := filepath.Join(*dir, tablesum.FileName(path))
 		if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 			return fmt.Errorf("package %s: %w", pkg, err)
 		}
