@@ -8,6 +8,7 @@ import (
 	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/text"
 )
 
 // Flip is a question whose 0/1 outcome on a metric changed between two
@@ -54,7 +55,7 @@ func Flips(a, b []record.Record, metric string) ([]Flip, error) {
 // ones marked ✓ when d (the runs' dataset) is given.
 func FlipsTable(d *datasets.Dataset, flips []Flip) analysis.Table {
 	gold := map[string]map[string]bool{}
-	text := map[string]string{}
+	question := map[string]string{}
 	if d != nil {
 		for _, q := range d.Questions {
 			g := map[string]bool{}
@@ -62,7 +63,7 @@ func FlipsTable(d *datasets.Dataset, flips []Flip) analysis.Table {
 				g[id] = true
 			}
 			gold[q.CorpusID+"\x00"+q.ID] = g
-			text[q.CorpusID+"\x00"+q.ID] = q.Text
+			question[q.CorpusID+"\x00"+q.ID] = q.Text
 		}
 	}
 	t := analysis.Table{Header: []string{"question", "flip", "A: answer", "A: retrieved", "B: answer", "B: retrieved"},
@@ -74,8 +75,8 @@ func FlipsTable(d *datasets.Dataset, flips []Flip) analysis.Table {
 			dir = "wrong → right"
 		}
 		q := f.QuestionID
-		if s := text[key]; s != "" {
-			q += ": " + clip(s, 80)
+		if s := question[key]; s != "" {
+			q += ": " + text.ClipLine(s, 80)
 		}
 		t.AddRow([]string{q, dir, answerText(f.A), retrievedText(f.A, gold[key]), answerText(f.B), retrievedText(f.B, gold[key])})
 	}
@@ -84,9 +85,9 @@ func FlipsTable(d *datasets.Dataset, flips []Flip) analysis.Table {
 
 func answerText(r record.Record) string {
 	if r.Choice != "" {
-		return "(" + r.Choice + ") " + clip(r.Answer, 60)
+		return "(" + r.Choice + ") " + text.ClipLine(r.Answer, 60)
 	}
-	return clip(r.Answer, 60)
+	return text.ClipLine(r.Answer, 60)
 }
 
 func retrievedText(r record.Record, gold map[string]bool) string {
@@ -98,12 +99,4 @@ func retrievedText(r record.Record, gold map[string]bool) string {
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }
