@@ -96,15 +96,9 @@ func (s *VecStore) Vector(i int) []float32 {
 // value is an error. A zero vector is kept as zeros (it scores 0 against
 // every query).
 func (s *VecStore) Add(vec []float32, t time.Time) (int, error) {
-	if len(vec) != s.dims {
-		return 0, errorf("vector store add: vector of length %d, want %d", len(vec), s.dims)
-	}
-	var ss float64
-	for j, v := range vec {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return 0, errorf("vector store add: value %d is %v", j, v)
-		}
-		ss += float64(v) * float64(v)
+	ss, err := checkVec(vec, s.dims, "vector store add", "vector")
+	if err != nil {
+		return 0, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -146,13 +140,8 @@ func (s *VecStore) AddBatch(vecs [][]float32, times []time.Time) (int, error) {
 		return 0, errorf("vector store add: %d vectors but %d times", len(vecs), len(times))
 	}
 	for i, v := range vecs {
-		if len(v) != s.dims {
-			return 0, errorf("vector store add: vector %d has length %d, want %d", i, len(v), s.dims)
-		}
-		for j, x := range v {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return 0, errorf("vector store add: vector %d value %d is %v", i, j, x)
-			}
+		if _, err := checkVec(v, s.dims, "vector store add", fmt.Sprintf("vector %d", i)); err != nil {
+			return 0, err
 		}
 	}
 	first := s.Len()
@@ -181,22 +170,18 @@ func (s *VecStore) admittedPrefix(at time.Time) (n int, check bool) {
 	return s.nUnknown + sort.Search(len(dated), func(i int) bool { return dated[i].After(at) }), false
 }
 
-func (s *VecStore) admits(i int, at time.Time) bool {
-	t := s.times[i]
-	return t.IsZero() || !t.After(at)
-}
+func (s *VecStore) admits(i int, at time.Time) bool { return admittedAt(s.times[i], at) }
+
+// admittedAt reports whether a row dated t (zero = unknown) is seen by a
+// search at at (zero = no bound): unknown times always are, others when not
+// after at.
+func admittedAt(t, at time.Time) bool { return at.IsZero() || t.IsZero() || !t.After(at) }
 
 // normQuery returns a normalised copy of q, or an error naming its problem.
 func (s *VecStore) normQuery(q []float32, which string) ([]float32, error) {
-	if len(q) != s.dims {
-		return nil, errorf("vector store search: %s has length %d, want %d", which, len(q), s.dims)
-	}
-	var ss float64
-	for j, v := range q {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return nil, errorf("vector store search: %s value %d is %v", which, j, v)
-		}
-		ss += float64(v) * float64(v)
+	ss, err := checkVec(q, s.dims, "vector store search", which)
+	if err != nil {
+		return nil, err
 	}
 	out := alignedFloats(len(q), len(q))
 	copy(out, q)
@@ -225,7 +210,7 @@ func (s *VecStore) Search(query []float32, k int, at time.Time) ([]VecHit, error
 	}
 	buf := s.scores(vecBlock)
 	defer s.scratch.Put(buf)
-	h := newVecHeap(min(k, n))
+	h := newVecHeap[float32](min(k, n))
 	x := blas32.Vector{N: s.dims, Inc: 1, Data: q}
 	for lo := 0; lo < n; lo += vecBlock {
 		hi := min(lo+vecBlock, n)
@@ -312,9 +297,9 @@ func (s *VecStore) SearchBatch(queries [][]float32, k int, ats []time.Time) ([][
 		lim[i], chk[i] = s.admittedPrefix(at)
 		maxN = max(maxN, lim[i])
 	}
-	heaps := make([]*vecHeap, nq)
+	heaps := make([]*vecHeap[float32], nq)
 	for i := range heaps {
-		heaps[i] = newVecHeap(min(k, max(lim[i], 1)))
+		heaps[i] = newVecHeap[float32](min(k, max(lim[i], 1)))
 	}
 	// Scores of one block against all queries: C (nq × rows) = Q · Bᵀ.
 	cbuf := make([]float32, nq*vecBlock)
@@ -376,26 +361,28 @@ func (s *VecStore) scores(n int) *[]float32 {
 	return &b
 }
 
-// vecHeap keeps the k best (score, index) pairs; its root is the worst kept.
-type vecHeap struct {
+// vecHeap keeps the k best (score, index) pairs; its root is the worst
+// kept. VecStore ranks float32 scores with it, MutableVecStore float64 ones:
+// both by the same order (higher score first, then lower index).
+type vecHeap[S float32 | float64] struct {
 	k   int
-	sc  []float32
+	sc  []S
 	idx []int32
 }
 
-func newVecHeap(k int) *vecHeap {
-	return &vecHeap{k: k, sc: make([]float32, 0, k), idx: make([]int32, 0, k)}
+func newVecHeap[S float32 | float64](k int) *vecHeap[S] {
+	return &vecHeap[S]{k: k, sc: make([]S, 0, k), idx: make([]int32, 0, k)}
 }
 
 // worse reports whether (a, ia) ranks after (b, ib).
-func worse(a float32, ia int32, b float32, ib int32) bool {
+func worse[S float32 | float64](a S, ia int32, b S, ib int32) bool {
 	if a != b {
 		return a < b
 	}
 	return ia > ib
 }
 
-func (h *vecHeap) offer(sc float32, i int32) {
+func (h *vecHeap[S]) offer(sc S, i int32) {
 	if len(h.sc) < h.k {
 		h.sc = append(h.sc, sc)
 		h.idx = append(h.idx, i)
@@ -410,7 +397,7 @@ func (h *vecHeap) offer(sc float32, i int32) {
 	h.down(0)
 }
 
-func (h *vecHeap) up(j int) {
+func (h *vecHeap[S]) up(j int) {
 	for j > 0 {
 		p := (j - 1) / 2
 		if !worse(h.sc[j], h.idx[j], h.sc[p], h.idx[p]) {
@@ -422,7 +409,7 @@ func (h *vecHeap) up(j int) {
 	}
 }
 
-func (h *vecHeap) down(j int) {
+func (h *vecHeap[S]) down(j int) {
 	n := len(h.sc)
 	for {
 		l := 2*j + 1
@@ -442,15 +429,41 @@ func (h *vecHeap) down(j int) {
 	}
 }
 
-func (h *vecHeap) sorted() []VecHit {
-	out := make([]VecHit, len(h.sc))
-	for i := range out {
-		out[i] = VecHit{Index: int(h.idx[i]), Score: h.sc[i]}
+// ranked returns the kept pairs best first, each made by hit.
+func ranked[S float32 | float64, H any](h *vecHeap[S], hit func(i int, s S) H) []H {
+	order := make([]int, len(h.sc))
+	for i := range order {
+		order[i] = i
 	}
-	sort.Slice(out, func(a, b int) bool {
-		return worse(out[b].Score, int32(out[b].Index), out[a].Score, int32(out[a].Index))
+	sort.Slice(order, func(a, b int) bool {
+		return worse(h.sc[order[b]], h.idx[order[b]], h.sc[order[a]], h.idx[order[a]])
 	})
+	out := make([]H, len(order))
+	for i, j := range order {
+		out[i] = hit(int(h.idx[j]), h.sc[j])
+	}
 	return out
+}
+
+func (h *vecHeap[S]) sorted() []VecHit {
+	return ranked(h, func(i int, s S) VecHit { return VecHit{Index: i, Score: float32(s)} })
+}
+
+// checkVec returns the sum of squares of v (in float64), or an error
+// saying, after op, that which has the wrong length or a NaN or infinite
+// value.
+func checkVec(v []float32, dims int, op, which string) (float64, error) {
+	if len(v) != dims {
+		return 0, errorf("%s: %s has length %d, want %d", op, which, len(v), dims)
+	}
+	var ss float64
+	for j, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return 0, errorf("%s: %s value %d is %v", op, which, j, x)
+		}
+		ss += float64(x) * float64(x)
+	}
+	return ss, nil
 }
 
 // Vector store file format, little endian:
