@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -131,8 +130,7 @@ type note struct {
 	tags                 []string
 	links, backlinks     []*note
 	doc                  string
-	vec                  []float32
-	serial               int
+	row                  int // its row in the corpus's vector store: its index in notes
 }
 
 // stamp is the note's time as A-Mem writes it (YYYYMMDDHHMM).
@@ -157,10 +155,60 @@ func (n *note) rebuildText() string {
 }
 
 type corpus struct {
-	emb    llm.Embedder // the corpus's embedder (see retrieval.CorpusEmbedders)
-	notes  []*note
+	emb   llm.Embedder // the corpus's embedder (see retrieval.CorpusEmbedders)
+	notes []*note
+	// vecs holds the notes' vectors (nil until the first): row i is
+	// notes[i], so ties rank the older note first.
+	vecs   *retrieval.MutableVecStore
 	evoCnt int
 	calls  []Call
+}
+
+// addRow stores vec as the row of the note appended next to c.notes.
+func (c *corpus) addRow(n *note, vec []float32) error {
+	if c.vecs == nil {
+		st, err := retrieval.NewMutableVecStore(len(vec))
+		if err != nil {
+			return err
+		}
+		c.vecs = st
+	}
+	_, err := c.vecs.Add(vec, n.time)
+	return err
+}
+
+// reload replaces every note's vector (vs[i] is c.notes[i]'s), by a new
+// store: a refitted embedder may change the vectors' length.
+func (c *corpus) reload(vs [][]float32) error {
+	c.vecs = nil
+	for i, n := range c.notes {
+		if err := c.addRow(n, vs[i]); err != nil {
+			return fmt.Errorf("note %s: %w", n.id, err)
+		}
+	}
+	return nil
+}
+
+type scored struct {
+	n     *note
+	score float64
+}
+
+// search returns the k notes most similar to v among those admitted at at
+// (zero = all), best first, ties in creation order.
+func (c *corpus) search(v []float32, k int, at time.Time) ([]scored, error) {
+	if c.vecs == nil {
+		return nil, nil
+	}
+	rows, err := c.vecs.Search(v, k, at)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]scored, len(rows))
+	for i, r := range rows {
+		out[i] = scored{c.notes[r.Index], r.Score}
+	}
+	return out, nil
 }
 
 // Memory is the A-Mem port. It is safe for concurrent use; calls are
@@ -241,8 +289,8 @@ func (m *Memory) admit(ctx context.Context, corpusID string, c *corpus, traces [
 	if len(vs) != len(docs) {
 		return fmt.Errorf("embedder %s returned %d vectors for %d texts", emb.Name(), len(vs), len(docs))
 	}
-	for i, n := range c.notes {
-		n.vec = vs[i]
+	if err := c.reload(vs); err != nil {
+		return fmt.Errorf("re-embed with the refitted %s: %w", emb.Name(), err)
 	}
 	m.embs.Reembedded(len(docs), time.Since(t0))
 	return nil
@@ -345,7 +393,7 @@ func (m *Memory) Ingest(ctx context.Context, corpusID string, traces []datasets.
 
 func (m *Memory) add(ctx context.Context, c *corpus, t datasets.Trace) error {
 	n := &note{id: fmt.Sprintf("n%d", len(c.notes)+1), traceID: t.ID, content: t.Text, time: t.Time, timeRaw: t.TimeRaw,
-		context: "General", serial: len(c.notes)}
+		context: "General", row: len(c.notes)}
 	m.stats.Notes++
 	if strings.TrimSpace(t.Text) == "" {
 		m.stats.EmptyTraces++
@@ -369,10 +417,11 @@ func (m *Memory) add(ctx context.Context, c *corpus, t datasets.Trace) error {
 		if err != nil {
 			return fmt.Errorf("embed content: %w", err)
 		}
-		for _, s := range rank(c.notes, vs[0], time.Time{}) {
-			if len(nbs) == m.cfg.Neighbors {
-				break
-			}
+		near, err := c.search(vs[0], m.cfg.Neighbors, time.Time{})
+		if err != nil {
+			return fmt.Errorf("neighbours: %w", err)
+		}
+		for _, s := range near {
 			nbs = append(nbs, s.n)
 		}
 	}
@@ -395,7 +444,7 @@ func (m *Memory) add(ctx context.Context, c *corpus, t datasets.Trace) error {
 			m.invalidTrace(t.ID)
 		} else if ev.shouldEvolve {
 			evolved = true
-			if err := m.evolve(ctx, n, nbs, ev); err != nil {
+			if err := m.evolve(ctx, c, n, nbs, ev); err != nil {
 				return err
 			}
 		}
@@ -416,7 +465,7 @@ func (m *Memory) add(ctx context.Context, c *corpus, t datasets.Trace) error {
 }
 
 // evolve applies an evolution decision (step 4).
-func (m *Memory) evolve(ctx context.Context, n *note, nbs []*note, ev evolution) error {
+func (m *Memory) evolve(ctx context.Context, c *corpus, n *note, nbs []*note, ev evolution) error {
 	for _, action := range ev.actions {
 		switch strings.ToLower(strings.TrimSpace(action)) {
 		case "strengthen":
@@ -450,7 +499,9 @@ func (m *Memory) evolve(ctx context.Context, n *note, nbs []*note, ev evolution)
 					if err != nil {
 						return fmt.Errorf("re-embed neighbour %s: %w", nb.id, err)
 					}
-					nb.vec = vs[0]
+					if err := c.vecs.Set(nb.row, vs[0]); err != nil {
+						return fmt.Errorf("re-index neighbour %s: %w", nb.id, err)
+					}
 				}
 			}
 		}
@@ -474,7 +525,9 @@ func (m *Memory) index(ctx context.Context, c *corpus, n *note) error {
 	if err != nil {
 		return fmt.Errorf("embed note: %w", err)
 	}
-	n.vec = vs[0]
+	if err := c.addRow(n, vs[0]); err != nil {
+		return fmt.Errorf("index note: %w", err)
+	}
 	c.notes = append(c.notes, n)
 	return nil
 }
@@ -493,8 +546,11 @@ func (m *Memory) rebuild(ctx context.Context, c *corpus) error {
 	if err != nil {
 		return fmt.Errorf("rebuild index of %d notes: %w", len(docs), err)
 	}
+	if err := c.reload(vs); err != nil {
+		return fmt.Errorf("rebuild index: %w", err)
+	}
 	for i, n := range c.notes {
-		n.doc, n.vec = docs[i], vs[i]
+		n.doc = docs[i]
 	}
 	m.stats.Rebuilds++
 	return nil
@@ -592,7 +648,10 @@ func (m *Memory) Search(ctx context.Context, q datasets.Question, k int) ([]retr
 		return nil, fmt.Errorf("amem: search %q: embedder %s returned %d vectors for 1 text", q.ID, c.emb.Name(), len(vs))
 	}
 	m.meter.QueryEmbeds++
-	ranked := rank(c.notes, vs[0], q.AskedAt)
+	ranked, err := c.search(vs[0], len(c.notes), q.AskedAt)
+	if err != nil {
+		return nil, fmt.Errorf("amem: search %q: %w", q.ID, err)
+	}
 	score := map[*note]float64{}
 	for _, s := range ranked {
 		score[s.n] = s.score
@@ -667,48 +726,6 @@ func hitOf(n *note, kind string, score float64) retrieval.Hit {
 	text := "talk start time:" + n.stamp() + " memory content: " + n.content + " memory context: " + n.context +
 		" memory keywords: " + jsonText(n.keywords) + " memory tags: " + jsonText(n.tags)
 	return retrieval.Hit{UnitID: n.id, TraceIDs: []string{n.traceID}, Score: score, Text: text, Kind: kind, Time: n.time}
-}
-
-type scored struct {
-	n     *note
-	score float64
-}
-
-// rank orders the notes admitted at at (zero = all) by cosine to v, ties
-// in creation order.
-func rank(notes []*note, v []float32, at time.Time) []scored {
-	out := make([]scored, 0, len(notes))
-	for _, n := range notes {
-		if !at.IsZero() && !n.time.IsZero() && n.time.After(at) {
-			continue
-		}
-		out = append(out, scored{n, cosine(v, n.vec)})
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].score != out[j].score {
-			return out[i].score > out[j].score
-		}
-		return out[i].n.serial < out[j].n.serial
-	})
-	return out
-}
-
-// cosine of two vectors (0 when either is zero or the lengths differ).
-func cosine(a, b []float32) float64 {
-	if len(a) != len(b) {
-		return 0
-	}
-	var dot, na, nb float64
-	for i := range a {
-		x, y := float64(a[i]), float64(b[i])
-		dot += x * y
-		na += x * x
-		nb += y * y
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 // parseNote fills n's keywords, context and tags from a construction

@@ -68,7 +68,8 @@
 // into {"keywords":"k1, k2, ..."} and that keyword string is embedded (the
 // question itself when the answer is invalid); otherwise the question is
 // embedded. Only notes whose trace is dated at or before the question's
-// asked-at time (unknown times always) are ranked, by cosine, ties in
+// asked-at time (unknown times always) are ranked, by cosine
+// (retrieval.MutableVecStore, float64 on the vectors as embedded), ties in
 // creation order; the best k are KindMemory hits. Linked notes (Links,
 // plus Backlinks with Config.Backlinks) that are admitted are added as
 // KindNeighbor hits: in ModeResearch after each hit, as the research code

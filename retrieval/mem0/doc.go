@@ -50,8 +50,9 @@
 //
 // The question text is embedded (no model call); the records whose time
 // (their latest provenance trace's; unknown times are always admitted) is
-// at or before the question's asked-at time are ranked by cosine, ties in
-// creation order, scores below Config.Threshold dropped when it is set, and
+// at or before the question's asked-at time are ranked by cosine
+// (retrieval.MutableVecStore, float64 on the vectors as embedded; updates
+// and deletes change its rows in place), ties in creation order, scores below Config.Threshold dropped when it is set, and
 // the best k are returned as retrieval.KindMemory hits whose TraceIDs are
 // the record's provenance. With Config.ChunkHits each memory hit is
 // followed by retrieval.KindChunk hits for its provenance traces not

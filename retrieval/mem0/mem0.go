@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -106,17 +105,21 @@ type Call struct {
 }
 
 type record struct {
-	id     string
-	text   string
-	vec    []float32
-	prov   []string
-	time   time.Time
-	serial int // creation order
+	id   string
+	text string
+	row  int // its row in the corpus's vector store
+	prov []string
+	time time.Time
 }
 
 type corpus struct {
-	emb     llm.Embedder // the corpus's embedder (see retrieval.CorpusEmbedders)
-	recs    []*record    // live records, creation order
+	emb  llm.Embedder // the corpus's embedder (see retrieval.CorpusEmbedders)
+	recs []*record    // live records, creation order
+	// vecs holds the records' vectors (nil until the first), rows in
+	// creation order, so ties rank the older record first; byRow maps a
+	// row back to its record (nil once deleted).
+	vecs    *retrieval.MutableVecStore
+	byRow   []*record
 	traces  map[string]datasets.Trace
 	next    int
 	history []Event
@@ -199,11 +202,54 @@ func (m *Memory) admit(ctx context.Context, corpusID string, c *corpus, traces [
 	if len(vs) != len(texts) {
 		return fmt.Errorf("embedder %s returned %d vectors for %d texts", emb.Name(), len(vs), len(texts))
 	}
+	c.vecs, c.byRow = nil, nil
 	for i, r := range c.recs {
-		r.vec = vs[i]
+		if err := c.addRow(r, vs[i]); err != nil {
+			return fmt.Errorf("re-embed record %s: %w", r.id, err)
+		}
 	}
 	m.embs.Reembedded(len(texts), time.Since(t0))
 	return nil
+}
+
+// addRow stores vec as record r's row, after every other row.
+func (c *corpus) addRow(r *record, vec []float32) error {
+	if c.vecs == nil {
+		st, err := retrieval.NewMutableVecStore(len(vec))
+		if err != nil {
+			return err
+		}
+		c.vecs = st
+	}
+	i, err := c.vecs.Add(vec, r.time)
+	if err != nil {
+		return err
+	}
+	r.row = i
+	c.byRow = append(c.byRow, r)
+	return nil
+}
+
+type scored struct {
+	rec   *record
+	score float64
+}
+
+// search returns the k live records most similar to v among those admitted
+// at at (zero = all), best first, ties in creation order.
+func (c *corpus) search(v []float32, k int, at time.Time) ([]scored, error) {
+	if c.vecs == nil {
+		return nil, nil
+	}
+	rows, err := c.vecs.Search(v, k, at)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]scored, len(rows))
+	for i, r := range rows {
+		out[i] = scored{c.byRow[r.Index], r.Score}
+	}
+	return out, nil
 }
 
 // Name is "mem0(...)" with every setting and the embedder's name.
@@ -338,8 +384,12 @@ func (m *Memory) add(ctx context.Context, c *corpus, t datasets.Trace) error {
 	seen := map[*record]bool{}
 	for i, f := range facts {
 		factVec[f] = vecs[i]
-		for _, r := range topRecords(c.recs, vecs[i], m.cfg.TopS, time.Time{}) {
-			if !seen[r] {
+		similar, err := c.search(vecs[i], m.cfg.TopS, time.Time{})
+		if err != nil {
+			return fmt.Errorf("records similar to fact %d: %w", i+1, err)
+		}
+		for _, s := range similar {
+			if r := s.rec; !seen[r] {
 				seen[r] = true
 				shown = append(shown, r)
 			}
@@ -396,7 +446,10 @@ func (m *Memory) apply(ctx context.Context, c *corpus, t datasets.Trace, d decis
 			return err
 		}
 		c.next++
-		r := &record{id: fmt.Sprintf("m%d", c.next), text: text, vec: vec, prov: []string{t.ID}, time: t.Time, serial: c.next}
+		r := &record{id: fmt.Sprintf("m%d", c.next), text: text, prov: []string{t.ID}, time: t.Time}
+		if err := c.addRow(r, vec); err != nil {
+			return fmt.Errorf("add record %s: %w", r.id, err)
+		}
 		c.recs = append(c.recs, r)
 		c.history = append(c.history, Event{TraceID: t.ID, Event: EventAdd, MemoryID: r.id, New: text})
 		m.stats.Added++
@@ -410,13 +463,19 @@ func (m *Memory) apply(ctx context.Context, c *corpus, t datasets.Trace, d decis
 		if err != nil {
 			return err
 		}
+		if err := c.vecs.Set(r.row, vec); err != nil {
+			return fmt.Errorf("update record %s: %w", r.id, err)
+		}
 		old := r.text
-		r.text, r.vec = text, vec
+		r.text = text
 		if !contains(r.prov, t.ID) {
 			r.prov = append(r.prov, t.ID)
 		}
 		if t.Time.After(r.time) {
 			r.time = t.Time
+			if err := c.vecs.SetTime(r.row, r.time); err != nil {
+				return fmt.Errorf("update record %s: %w", r.id, err)
+			}
 		}
 		c.history = append(c.history, Event{TraceID: t.ID, Event: EventUpdate, MemoryID: r.id, Old: old, New: text})
 		m.stats.Updated++
@@ -432,6 +491,10 @@ func (m *Memory) apply(ctx context.Context, c *corpus, t datasets.Trace, d decis
 				break
 			}
 		}
+		if err := c.vecs.Delete(r.row); err != nil {
+			return fmt.Errorf("delete record %s: %w", r.id, err)
+		}
+		c.byRow[r.row] = nil
 		c.history = append(c.history, Event{TraceID: t.ID, Event: EventDelete, MemoryID: r.id, Old: r.text})
 		m.stats.Deleted++
 	case EventNone:
@@ -535,7 +598,11 @@ func (m *Memory) Search(ctx context.Context, q datasets.Question, k int) ([]retr
 		return nil, fmt.Errorf("mem0: search %q: embedder %s returned %d vectors for 1 text", q.ID, c.emb.Name(), len(vs))
 	}
 	m.meter.QueryEmbeds++
-	ranked := rank(c.recs, vs[0], q.AskedAt)
+	// Each record gives at least one hit: k records are enough.
+	ranked, err := c.search(vs[0], k, q.AskedAt)
+	if err != nil {
+		return nil, fmt.Errorf("mem0: search %q: %w", q.ID, err)
+	}
 	var hits []retrieval.Hit
 	emitted := map[string]bool{}
 	for _, sr := range ranked {
@@ -562,61 +629,6 @@ func (m *Memory) Search(ctx context.Context, q datasets.Question, k int) ([]retr
 		}
 	}
 	return hits, nil
-}
-
-type scored struct {
-	rec   *record
-	score float64
-}
-
-// rank orders the records admitted at at (zero = all) by cosine to v,
-// ties in creation order.
-func rank(recs []*record, v []float32, at time.Time) []scored {
-	out := make([]scored, 0, len(recs))
-	for _, r := range recs {
-		if !at.IsZero() && !r.time.IsZero() && r.time.After(at) {
-			continue
-		}
-		out = append(out, scored{r, cosine(v, r.vec)})
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].score != out[j].score {
-			return out[i].score > out[j].score
-		}
-		return out[i].rec.serial < out[j].rec.serial
-	})
-	return out
-}
-
-// topRecords returns the n records most similar to v.
-func topRecords(recs []*record, v []float32, n int, at time.Time) []*record {
-	ranked := rank(recs, v, at)
-	if len(ranked) > n {
-		ranked = ranked[:n]
-	}
-	out := make([]*record, len(ranked))
-	for i, s := range ranked {
-		out[i] = s.rec
-	}
-	return out
-}
-
-// cosine of two vectors (0 when either is zero or the lengths differ).
-func cosine(a, b []float32) float64 {
-	if len(a) != len(b) {
-		return 0
-	}
-	var dot, na, nb float64
-	for i := range a {
-		x, y := float64(a[i]), float64(b[i])
-		dot += x * y
-		na += x * x
-		nb += y * y
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 // parseFacts reads {"facts":[str]}; blank facts are dropped.
