@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -25,8 +26,33 @@ func ReplyJSON(reply string) ([]byte, bool) {
 	return nil, false
 }
 
+// DecodeReply decodes the JSON object of a model's reply (found as
+// ReplyJSON finds it) into v, as json.Unmarshal does. The error says
+// whether the reply holds no object or the object does not fit v.
+func DecodeReply(reply string, v any) error {
+	b, ok := ReplyJSON(reply)
+	if !ok {
+		return fmt.Errorf("no JSON object in the answer")
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("not a valid JSON object: %w", err)
+	}
+	return nil
+}
+
+// ReplyObject returns the fields of the JSON object of a model's reply
+// (found as ReplyJSON finds it), for parsers that read each field leniently
+// (with JSONStrings, JSONText); false when the reply holds no object.
+func ReplyObject(reply string) (map[string]json.RawMessage, bool) {
+	var obj map[string]json.RawMessage
+	if DecodeReply(reply, &obj) != nil {
+		return nil, false
+	}
+	return obj, true
+}
+
 // JSONStrings decodes a JSON list into its strings, numbers rendered as
-// text and other items skipped; false when raw is not a list.
+// text (JSONText) and other items skipped; false when raw is not a list.
 func JSONStrings(raw json.RawMessage) ([]string, bool) {
 	var items []any
 	if err := json.Unmarshal(raw, &items); err != nil {
@@ -34,14 +60,25 @@ func JSONStrings(raw json.RawMessage) ([]string, bool) {
 	}
 	out := make([]string, 0, len(items))
 	for _, it := range items {
-		switch x := it.(type) {
-		case string:
-			out = append(out, x)
-		case float64:
-			out = append(out, formatFloat(x))
+		if s, ok := JSONText(it); ok {
+			out = append(out, s)
 		}
 	}
 	return out, true
+}
+
+// JSONText renders a decoded JSON string or number (a float64, as
+// encoding/json decodes it into an any) as text: numbers in the shortest
+// decimal form that reads back the same, without exponent ("3", "2.5");
+// false for any other value.
+func JSONText(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), true
+	}
+	return "", false
 }
 
 func isObject(s string) bool {
@@ -157,5 +194,3 @@ func repairJSON(s string) string {
 func isWordRune(r rune) bool {
 	return r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') || r > 127
 }
-
-func formatFloat(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }

@@ -346,7 +346,7 @@ func dqParse(raw string, n int) ([]string, error) {
 	var obj struct {
 		Subquestions []string `json:"subquestions"`
 	}
-	if err := mxDecodeObject(raw, &obj); err != nil {
+	if err := llm.DecodeReply(raw, &obj); err != nil {
 		return nil, fmt.Errorf("%w: %v: raw output %q", ErrExtractionInvalid, err, mxClip(raw, 200))
 	}
 	var out []string

@@ -234,7 +234,7 @@ func (x *ModelExtractor) Extract(ctx context.Context, kind, text string) ([]stri
 func mxParseFacts(raw string) ([]string, error) {
 	var facts []string
 	var obj map[string]json.RawMessage
-	if err := mxDecodeObject(raw, &obj); err == nil {
+	if err := llm.DecodeReply(raw, &obj); err == nil {
 		f, ok := obj["facts"]
 		if !ok {
 			return nil, errors.New(`no "facts" field`)
@@ -292,19 +292,6 @@ func mxStripFences(s string) string {
 	t = strings.TrimSpace(t)
 	t = strings.TrimSuffix(t, "```")
 	return strings.TrimSpace(t)
-}
-
-// mxDecodeObject decodes a model's JSON object answer into v, found by
-// llm.ReplyJSON (fences, prose around it, repairable quoting).
-func mxDecodeObject(raw string, v any) error {
-	b, ok := llm.ReplyJSON(raw)
-	if !ok {
-		return fmt.Errorf("no JSON object in the answer")
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("not a valid JSON object: %w", err)
-	}
-	return nil
 }
 
 // mxBadOutput reports whether err is the model layer's rejection of an

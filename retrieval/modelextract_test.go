@@ -245,26 +245,3 @@ func TestModelExtractorEdges(t *testing.T) {
 		t.Errorf("message not clipped: %d bytes", len(e.Error()))
 	}
 }
-
-func TestMxDecodeObject(t *testing.T) {
-	tests := []struct {
-		raw  string
-		want string
-		ok   bool
-	}{
-		{`{"a":"x"}`, "x", true},
-		{"```json\n{\"a\":\"x\"}\n```", "x", true},
-		{"```\n{\"a\":\"x\"}```", "x", true},
-		{"The answer is {\"a\": \"x\"}.", "x", true},
-		{`{"a": "x"`, "", false},
-		{"no json", "", false},
-		{"} {", "", false},
-	}
-	for _, tc := range tests {
-		var v struct{ A string }
-		err := mxDecodeObject(tc.raw, &v)
-		if (err == nil) != tc.ok || v.A != tc.want {
-			t.Errorf("mxDecodeObject(%q) = %+v, %v", tc.raw, v, err)
-		}
-	}
-}

@@ -409,7 +409,7 @@ func taParse(raw string, asked time.Time) (from, to time.Time, start, end, note 
 		return from, to, "", "", fmt.Sprintf("no JSON object in %q", mxClip(raw, 120))
 	}
 	var obj map[string]json.RawMessage
-	if err := mxDecodeObject(raw, &obj); err != nil {
+	if err := llm.DecodeReply(raw, &obj); err != nil {
 		return from, to, "", "", err.Error()
 	}
 	loc := time.UTC

@@ -731,12 +731,12 @@ func hitOf(n *note, kind string, score float64) retrieval.Hit {
 // parseNote fills n's keywords, context and tags from a construction
 // answer; on failure n keeps its defaults.
 func parseNote(reply string, n *note) bool {
-	obj, ok := jsonObject(reply)
+	obj, ok := llm.ReplyObject(reply)
 	if !ok {
 		return false
 	}
-	kw, ok1 := stringList(obj["keywords"])
-	tags, ok2 := stringList(obj["tags"])
+	kw, ok1 := llm.JSONStrings(obj["keywords"])
+	tags, ok2 := llm.JSONStrings(obj["tags"])
 	var ctx string
 	ok3 := json.Unmarshal(obj["context"], &ctx) == nil
 	if !ok1 || !ok2 || !ok3 {
@@ -764,7 +764,7 @@ type evolution struct {
 // count as dangling); missing lists are empty.
 func parseEvolution(reply string) (evolution, bool) {
 	var ev evolution
-	obj, ok := jsonObject(reply)
+	obj, ok := llm.ReplyObject(reply)
 	if !ok {
 		return ev, false
 	}
@@ -780,8 +780,8 @@ func parseEvolution(reply string) (evolution, bool) {
 	default:
 		return ev, false
 	}
-	ev.actions, _ = stringList(obj["actions"])
-	conns, _ := stringList(obj["suggested_connections"])
+	ev.actions, _ = llm.JSONStrings(obj["actions"])
+	conns, _ := llm.JSONStrings(obj["suggested_connections"])
 	for _, s := range conns {
 		i, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {
@@ -790,13 +790,13 @@ func parseEvolution(reply string) (evolution, bool) {
 		ev.connections = append(ev.connections, i)
 	}
 	if raw, ok := obj["tags_to_update"]; ok {
-		ev.tags, ev.hasTags = stringList(raw)
+		ev.tags, ev.hasTags = llm.JSONStrings(raw)
 	}
-	ev.nbContexts, _ = stringList(obj["new_context_neighborhood"])
+	ev.nbContexts, _ = llm.JSONStrings(obj["new_context_neighborhood"])
 	var lists []json.RawMessage
 	if json.Unmarshal(obj["new_tags_neighborhood"], &lists) == nil {
 		for _, l := range lists {
-			tags, _ := stringList(l)
+			tags, _ := llm.JSONStrings(l)
 			ev.nbTags = append(ev.nbTags, tags)
 		}
 	}
@@ -805,7 +805,7 @@ func parseEvolution(reply string) (evolution, bool) {
 
 // parseKeywords reads {"keywords": "k1, k2"} (a list is joined with ", ").
 func parseKeywords(reply string) (string, bool) {
-	obj, ok := jsonObject(reply)
+	obj, ok := llm.ReplyObject(reply)
 	if !ok {
 		return "", false
 	}
@@ -813,7 +813,7 @@ func parseKeywords(reply string) (string, bool) {
 	if json.Unmarshal(obj["keywords"], &s) == nil {
 		return s, strings.TrimSpace(s) != ""
 	}
-	if list, ok := stringList(obj["keywords"]); ok && len(list) > 0 {
+	if list, ok := llm.JSONStrings(obj["keywords"]); ok && len(list) > 0 {
 		return strings.Join(list, ", "), true
 	}
 	return "", false

@@ -633,7 +633,7 @@ func (m *Memory) Search(ctx context.Context, q datasets.Question, k int) ([]retr
 
 // parseFacts reads {"facts":[str]}; blank facts are dropped.
 func parseFacts(reply string) ([]string, bool) {
-	obj, ok := jsonObject(reply)
+	obj, ok := llm.ReplyObject(reply)
 	if !ok {
 		return nil, false
 	}
@@ -641,7 +641,7 @@ func parseFacts(reply string) ([]string, bool) {
 	if !ok {
 		return nil, false
 	}
-	list, ok := stringList(raw)
+	list, ok := llm.JSONStrings(raw)
 	if !ok {
 		return nil, false
 	}
@@ -662,7 +662,7 @@ type decision struct {
 // Items that are not objects are dropped; ids may be strings or numbers;
 // events are matched without regard to case.
 func parseDecisions(reply string) ([]decision, bool) {
-	obj, ok := jsonObject(reply)
+	obj, ok := llm.ReplyObject(reply)
 	if !ok {
 		return nil, false
 	}
@@ -689,11 +689,11 @@ func parseDecisions(reply string) ([]decision, bool) {
 			continue
 		}
 		var d decision
-		d.ID, _ = scalarText(it["id"])
-		d.Text, _ = scalarText(it["text"])
-		ev, _ := scalarText(it["event"])
+		d.ID, _ = llm.JSONText(it["id"])
+		d.Text, _ = llm.JSONText(it["text"])
+		ev, _ := llm.JSONText(it["event"])
 		d.Event = strings.ToUpper(strings.TrimSpace(ev))
-		d.Old, _ = scalarText(it["old_memory"])
+		d.Old, _ = llm.JSONText(it["old_memory"])
 		out = append(out, d)
 	}
 	return out, true

@@ -2,7 +2,6 @@ package memos
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -411,12 +410,6 @@ type extraction struct {
 	Summary string `json:"summary"`
 }
 
-// outerJSON strips code fences and returns the outermost {...} of s.
-func outerJSON(s string) string {
-	b, _ := llm.ReplyJSON(s)
-	return string(b)
-}
-
 // extractRequest is the MemReader request for one rendered window.
 func (m *Memory) extractRequest(window string) llm.ChatRequest {
 	return llm.ChatRequest{Role: llm.RoleExtractor, Model: m.cfg.Model, Temperature: 0,
@@ -439,7 +432,7 @@ func (m *Memory) extract(ctx context.Context, window string) ([]*Item, error) {
 	}
 	m.meter.IngestTokens += resp.Usage.PromptTokens + resp.Usage.CompletionTokens
 	var x extraction
-	if js := outerJSON(resp.Content); js == "" || json.Unmarshal([]byte(js), &x) != nil {
+	if llm.DecodeReply(resp.Content, &x) != nil {
 		m.stats.ExtractFailures++
 		return nil, nil
 	}

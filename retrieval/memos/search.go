@@ -2,7 +2,6 @@ package memos
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -246,7 +245,7 @@ func (m *Memory) parseGoal(ctx context.Context, related, question string) (goal,
 	}
 	m.meter.QueryTokens += resp.Usage.PromptTokens + resp.Usage.CompletionTokens
 	var g goal
-	if js := outerJSON(resp.Content); js == "" || json.Unmarshal([]byte(js), &g) != nil {
+	if llm.DecodeReply(resp.Content, &g) != nil {
 		m.stats.GoalFailures++
 		return goal{}, false, nil
 	}

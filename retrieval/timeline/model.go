@@ -2,7 +2,6 @@ package timeline
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -26,12 +25,6 @@ type stateAnswer struct {
 	State     string `json:"state"`
 	Changed   bool   `json:"changed"`
 	Committed bool   `json:"committed"`
-}
-
-// outerJSON strips code fences and returns the outermost {...} of s.
-func outerJSON(s string) string {
-	b, _ := llm.ReplyJSON(s)
-	return string(b)
 }
 
 // stateRequest is the extractor request at trace tr for the topic whose
@@ -68,7 +61,7 @@ func (m *Memory) modelState(ctx context.Context, c *corpus, tp *topic, prev, doc
 	}
 	m.meter.IngestTokens += resp.Usage.PromptTokens + resp.Usage.CompletionTokens
 	var a stateAnswer
-	if js := outerJSON(resp.Content); js == "" || json.Unmarshal([]byte(js), &a) != nil || strings.TrimSpace(a.State) == "" {
+	if llm.DecodeReply(resp.Content, &a) != nil || strings.TrimSpace(a.State) == "" {
 		m.stats.ParseFailures++
 		return false, nil
 	}
