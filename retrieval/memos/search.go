@@ -37,22 +37,6 @@ type cand struct {
 	score float64
 }
 
-func cos(a, b []float32) float64 {
-	if len(a) != len(b) {
-		return 0
-	}
-	var d, na, nb float64
-	for i := range a {
-		d += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return d / math.Sqrt(na*nb)
-}
-
 func best(cs []cand, n int) []cand {
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].score > cs[j].score })
 	if len(cs) > n {
@@ -204,7 +188,7 @@ func (m *Memory) rank(items []*Item, vecs [][]float32, n int) []cand {
 	for _, it := range items {
 		s := math.Inf(-1)
 		for _, v := range vecs {
-			s = math.Max(s, cos(it.vec, v))
+			s = math.Max(s, retrieval.Cosine(it.vec, v))
 		}
 		cs = append(cs, cand{it, s})
 	}

@@ -126,19 +126,6 @@ func checkAdmitted(t *testing.T, d *datasets.Dataset, q datasets.Question, hits 
 	}
 }
 
-func cosine(a, b []float32) float64 {
-	var ab, aa, bb float64
-	for i := range a {
-		ab += float64(a[i]) * float64(b[i])
-		aa += float64(a[i]) * float64(a[i])
-		bb += float64(b[i]) * float64(b[i])
-	}
-	if aa == 0 || bb == 0 {
-		return 0
-	}
-	return ab / math.Sqrt(aa*bb)
-}
-
 // TestSample ingests the bundled sample into one collection and checks
 // counts, idempotent re-ingest, temporal admission in every mode, dense
 // search against a brute-force cosine ranking, and BM25 on unique words.
@@ -267,7 +254,7 @@ func TestSample(t *testing.T) {
 			var want []sc
 			score := map[string]float64{}
 			for _, tr := range datasets.Admit(d.Corpus(q.CorpusID).Traces, q.AskedAt) {
-				s := cosine(qv[0], vecs[q.CorpusID+"\x00"+tr.ID])
+				s := retrieval.Cosine(qv[0], vecs[q.CorpusID+"\x00"+tr.ID])
 				want = append(want, sc{tr.ID, s})
 				score[tr.ID] = s
 			}
