@@ -8,7 +8,7 @@
 // an Answer: for multiple-choice questions an option id, otherwise a text.
 // Two readers ship:
 //
-//   - ModelReader: a model through the llm package (any Chatter). Its
+//   - ModelReader: a model through the llm package (any llm.Chatter). Its
 //     prompts (Prompts, PromptFor) follow the papers' protocols in memlab's
 //     own words: CloneMem free text (the person answers a close friend from
 //     the retrieved memories, each shown with its date and medium) and

@@ -11,11 +11,6 @@ import (
 	"github.com/memlab/memlab/llm"
 )
 
-// Chatter is the model a ModelReader calls; *llm.Client satisfies it.
-type Chatter interface {
-	Chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error)
-}
-
 // Defaults of ReaderConfig, as in CloneMem's reader protocol (temperature
 // 0.7 for free text, 0.1 for multiple choice).
 const (
@@ -48,7 +43,7 @@ type ReaderConfig struct {
 }
 
 // ModelReader answers questions with a chat model: it renders the prompt
-// that PromptFor chooses, sends it through a Chatter, and reads the reply.
+// that PromptFor chooses, sends it through an llm.Chatter, and reads the reply.
 //
 // Free text (no options): Answer.Text and Answer.Raw are the reply, Outcome
 // is "".
@@ -70,7 +65,7 @@ type ReaderConfig struct {
 // (retries happen inside the client) and a zero Answer; the run records the
 // failure.
 type ModelReader struct {
-	c       Chatter
+	c       llm.Chatter
 	cfg     ReaderConfig
 	model   string
 	prompts map[string]Prompt // by Name, hashes recomputed at construction
@@ -78,13 +73,13 @@ type ModelReader struct {
 }
 
 // NewModelReader returns a reader calling c with cfg (defaults filled in).
-// A nil Chatter or an out-of-range setting is an error.
-func NewModelReader(c Chatter, cfg ReaderConfig) (*ModelReader, error) {
+// A nil llm.Chatter or an out-of-range setting is an error.
+func NewModelReader(c llm.Chatter, cfg ReaderConfig) (*ModelReader, error) {
 	if c == nil {
-		return nil, errors.New("generate: new model reader: the Chatter is nil (want an *llm.Client, see llm.New)")
+		return nil, errors.New("generate: new model reader: the llm.Chatter is nil (want an *llm.Client, see llm.New)")
 	}
 	if v := reflect.ValueOf(c); v.Kind() == reflect.Pointer && v.IsNil() {
-		return nil, fmt.Errorf("generate: new model reader: the Chatter is a nil %T (want a client from llm.New)", c)
+		return nil, fmt.Errorf("generate: new model reader: the llm.Chatter is a nil %T (want a client from llm.New)", c)
 	}
 	if cfg.Role == "" {
 		cfg.Role = llm.RoleBackbone
@@ -144,7 +139,7 @@ func NewModelReader(c Chatter, cfg ReaderConfig) (*ModelReader, error) {
 // Name identifies the reader: its role, model and prompt hashes, e.g.
 // "model-reader(backbone:gpt-4o-mini,free=ab12cd34ef56,mc=...,knowme=...)"
 // where knowme is the hash of the KnowMe family prompts' hashes. The model
-// is cfg.Model, else the role's model when the Chatter is an *llm.Client,
+// is cfg.Model, else the role's model when the llm.Chatter is an *llm.Client,
 // else "default".
 func (r *ModelReader) Name() string { return r.name }
 

@@ -37,7 +37,7 @@ func fakeClient(t *testing.T, opts llmtest.Options) (*llm.Client, *llmtest.Serve
 	return c, srv
 }
 
-func newReader(t *testing.T, c Chatter, cfg ReaderConfig) *ModelReader {
+func newReader(t *testing.T, c llm.Chatter, cfg ReaderConfig) *ModelReader {
 	t.Helper()
 	r, err := NewModelReader(c, cfg)
 	if err != nil {
@@ -342,7 +342,7 @@ func TestNewModelReaderErrors(t *testing.T) {
 	var typedNil *nilChatter
 	tests := []struct {
 		name string
-		c    Chatter
+		c    llm.Chatter
 		cfg  ReaderConfig
 		want string
 	}{
@@ -369,7 +369,7 @@ func TestNewModelReaderErrors(t *testing.T) {
 func TestModelReaderName(t *testing.T) {
 	c, _ := fakeClient(t, llmtest.Options{})
 	tests := []struct {
-		c    Chatter
+		c    llm.Chatter
 		cfg  ReaderConfig
 		want string
 	}{

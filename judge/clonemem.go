@@ -98,15 +98,15 @@ var (
 // CloneMemJudge scores CloneMem answers (QA consistency, 0-3) and retrieved
 // context (memory recall in [0, 1], memory helpfulness 0-2) with a model.
 type CloneMemJudge struct {
-	c   Chatter
+	c   llm.Chatter
 	cfg Config
 }
 
 // NewCloneMemJudge returns a CloneMem judge calling c with cfg. It panics
 // if c is nil.
-func NewCloneMemJudge(c Chatter, cfg Config) *CloneMemJudge {
+func NewCloneMemJudge(c llm.Chatter, cfg Config) *CloneMemJudge {
 	if c == nil {
-		panic("judge: NewCloneMemJudge: nil Chatter")
+		panic("judge: NewCloneMemJudge: nil llm.Chatter")
 	}
 	return &CloneMemJudge{c: c, cfg: cfg}
 }

@@ -5,7 +5,7 @@
 // CloneMemJudge scores QA consistency (0-3) and memory utility (recall in
 // [0,1], helpfulness 0-2); KnowMeJudge scores 0-5 with memlab's own rubric
 // per task family or with the benchmark's official rubric file
-// (LoadRubricFile). Judges call a Chatter at temperature 0 asking for JSON,
+// (LoadRubricFile). Judges call an llm.Chatter at temperature 0 asking for JSON,
 // parse the reply robustly (ParseVerdict: fences, prose around the object,
 // single quotes, trailing commas, scores as strings), retry an unparseable
 // reply, and return a Verdict per item with the judge model, rubric hash,

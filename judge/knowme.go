@@ -123,7 +123,7 @@ func MemlabRubrics() *RubricSet {
 // KnowMeJudge scores KnowMe-Bench answers 0-5 with one rubric per task
 // (MetricKnowMeScore).
 type KnowMeJudge struct {
-	c       Chatter
+	c       llm.Chatter
 	rubrics *RubricSet
 	cfg     Config
 }
@@ -131,9 +131,9 @@ type KnowMeJudge struct {
 // NewKnowMeJudge returns a KnowMe judge calling c with the given rubric set
 // (nil = MemlabRubrics, else e.g. the official file via LoadRubricFile).
 // It panics if c is nil.
-func NewKnowMeJudge(c Chatter, rubrics *RubricSet, cfg Config) *KnowMeJudge {
+func NewKnowMeJudge(c llm.Chatter, rubrics *RubricSet, cfg Config) *KnowMeJudge {
 	if c == nil {
-		panic("judge: NewKnowMeJudge: nil Chatter")
+		panic("judge: NewKnowMeJudge: nil llm.Chatter")
 	}
 	if rubrics == nil {
 		rubrics = MemlabRubrics()

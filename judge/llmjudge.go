@@ -13,11 +13,6 @@ import (
 	"github.com/memlab/memlab/llm"
 )
 
-// Chatter is the model a judge calls; *llm.Client satisfies it.
-type Chatter interface {
-	Chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error)
-}
-
 // DefaultRetries is the number of extra calls made for a reply that cannot
 // be parsed.
 const DefaultRetries = 2
@@ -119,7 +114,7 @@ type scale struct {
 // retrying unparseable replies. It returns one verdict per scale; a reply
 // is accepted when every scale parses, and after the last retry each
 // verdict keeps its own outcome on the last reply.
-func call(ctx context.Context, c Chatter, cfg Config, judge, hash string, msgs []llm.Message, scales []scale) []Verdict {
+func call(ctx context.Context, c llm.Chatter, cfg Config, judge, hash string, msgs []llm.Message, scales []scale) []Verdict {
 	out := make([]Verdict, len(scales))
 	for i, s := range scales {
 		out[i] = Verdict{Judge: judge, Metric: s.metric, Model: cfg.Model, RubricHash: hash,
@@ -294,7 +289,7 @@ func nan() float64 { return math.NaN() }
 
 // version is a judge's Version: where its calls go (llm.Target), the
 // settings that change its verdicts, and the hash of its prompts.
-func version(c Chatter, cfg Config, prompts string) string {
+func version(c llm.Chatter, cfg Config, prompts string) string {
 	v := fmt.Sprintf("target=%s,retries=%d,max_tokens=%d,text=%t,prompts=%s",
 		llm.Target(c, llm.RoleJudge, cfg.Model), cfg.retries(), cfg.MaxTokens, cfg.TextFormat, HashText(prompts))
 	if cfg.Temperature != 0 {

@@ -132,7 +132,7 @@ func TestKnowMeJudgeOutcomes(t *testing.T) {
 	}
 }
 
-// recorder is a Chatter that answers from a list and records requests.
+// recorder is an llm.Chatter that answers from a list and records requests.
 type recorder struct {
 	replies []string
 	errs    []error

@@ -94,6 +94,16 @@ type EmbedResponse struct {
 	Attempts int
 }
 
+// Chatter is a chat model, what every component that calls one takes
+// (readers, judges, memory systems, extractors, query rewriters): *Client
+// satisfies it, through its cache, limits and retries; a test may give a
+// stand-in.
+type Chatter interface {
+	Chat(ctx context.Context, req ChatRequest) (ChatResponse, error)
+}
+
+var _ Chatter = (*Client)(nil)
+
 // Embedder turns texts into vectors: a model behind an endpoint, or an
 // offline stand-in fitted on the corpus (package llm/offline).
 type Embedder interface {

@@ -103,7 +103,7 @@ if withModel {
 	}
 	emb = hashed
 }
-var chatter retrieval.Chatter
+var chatter llm.Chatter
 if withModel {
 	chatter = chat
 }

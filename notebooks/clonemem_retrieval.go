@@ -68,7 +68,7 @@ if err != nil {
 	panic(err)
 }
 withModel := chat != nil
-var chatter retrieval.Chatter
+var chatter llm.Chatter
 if withModel {
 	chatter = chat
 }

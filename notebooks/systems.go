@@ -69,7 +69,7 @@ chat, err = llm.DefaultIfConfigured()
 if err != nil {
 	panic(err)
 }
-var chatter retrieval.Chatter
+var chatter llm.Chatter
 if chat != nil {
 	chatter = chat
 }

@@ -95,7 +95,7 @@ type Decomposition struct {
 // system is.
 type Decomposed struct {
 	inner System
-	c     Chatter
+	c     llm.Chatter
 	cfg   DecomposeConfig
 	temp  float64
 	name  string
@@ -109,7 +109,7 @@ type Decomposed struct {
 // NewDecomposed wraps inner with question decomposition. A nil c is an
 // error wrapping ErrNeedsModel; a nil inner or a negative setting is an
 // error.
-func NewDecomposed(inner System, c Chatter, cfg DecomposeConfig) (*Decomposed, error) {
+func NewDecomposed(inner System, c llm.Chatter, cfg DecomposeConfig) (*Decomposed, error) {
 	if inner == nil {
 		return nil, fmt.Errorf("retrieval: new decomposed: nil inner system")
 	}

@@ -72,7 +72,7 @@ func TestDecomposedPlanExact(t *testing.T) {
 // dqRewriter is a memory that rewrites each question with one model call
 // before ranking nothing; it plans that call.
 type dqRewriter struct {
-	c     Chatter
+	c     llm.Chatter
 	mu    sync.Mutex
 	meter Meter
 }

@@ -30,7 +30,7 @@
 //     own timeline memory (retrieval/timeline). The Weaviate store is in
 //     retrieval/weaviate.
 //
-// Systems that call models take a Chatter (an *llm.Client) and count their
+// Systems that call models take an llm.Chatter (an *llm.Client) and count their
 // use in a Meter; without a model they fail with ErrNeedsModel.
 //
 // # Cost before the run

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/memlab/memlab/datasets"
-	"github.com/memlab/memlab/llm"
 )
 
 // Unit kinds: what a retrieval unit or hit is (CloneMem's res_type values,
@@ -185,12 +184,6 @@ func fmtTime(t time.Time) string {
 		return "with no time"
 	}
 	return t.Format(time.RFC3339)
-}
-
-// Chatter is what model-using memory systems need of the model layer:
-// *llm.Client satisfies it (through its cache, limits and retries).
-type Chatter interface {
-	Chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error)
 }
 
 // ErrNeedsModel is returned (wrapped, naming the system) by constructors of

@@ -14,7 +14,7 @@ import (
 // llm.ErrBadOutput, after its retries) is not an error: bad is true and
 // reply holds the rejection, so the caller can count it and fall back. Any
 // other failure is returned as it is.
-func ChatMetered(ctx context.Context, c Chatter, req llm.ChatRequest, m *Meter, query bool) (reply string, bad bool, err error) {
+func ChatMetered(ctx context.Context, c llm.Chatter, req llm.ChatRequest, m *Meter, query bool) (reply string, bad bool, err error) {
 	calls, tokens := &m.IngestCalls, &m.IngestTokens
 	if query {
 		calls, tokens = &m.QueryCalls, &m.QueryTokens

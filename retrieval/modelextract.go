@@ -92,7 +92,7 @@ type ModelExtractConfig struct {
 // ingest spending in Meter, since extraction happens when units are built.
 // A ModelExtractor is safe for concurrent use.
 type ModelExtractor struct {
-	c    Chatter
+	c    llm.Chatter
 	cfg  ModelExtractConfig
 	name string
 
@@ -103,7 +103,7 @@ type ModelExtractor struct {
 
 // NewModelExtractor returns a model-backed extractor. A nil c is an error
 // wrapping ErrNeedsModel; negative token budgets are errors.
-func NewModelExtractor(c Chatter, cfg ModelExtractConfig) (*ModelExtractor, error) {
+func NewModelExtractor(c llm.Chatter, cfg ModelExtractConfig) (*ModelExtractor, error) {
 	if c == nil {
 		return nil, fmt.Errorf("retrieval: new model extractor: %w", ErrNeedsModel)
 	}
@@ -322,9 +322,9 @@ func mxClip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// mxModelName is the model a Chatter will use for role: model when set,
+// mxModelName is the model an llm.Chatter will use for role: model when set,
 // else the role's model when c is an *llm.Client, else "role:ROLE".
-func mxModelName(c Chatter, role, model string) string {
+func mxModelName(c llm.Chatter, role, model string) string {
 	if model != "" {
 		return model
 	}

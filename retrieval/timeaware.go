@@ -115,7 +115,7 @@ type TimeRange struct {
 // for concurrent use when the inner system is.
 type TimeAware struct {
 	inner System
-	c     Chatter
+	c     llm.Chatter
 	cfg   TimeAwareConfig
 	widen int
 	name  string
@@ -130,7 +130,7 @@ type TimeAware struct {
 // nil, supplies trace dates for hits that carry none. A nil c is an error
 // wrapping ErrNeedsModel; a nil inner, an unknown mode or a negative setting
 // is an error.
-func NewTimeAware(inner System, d *datasets.Dataset, c Chatter, cfg TimeAwareConfig) (*TimeAware, error) {
+func NewTimeAware(inner System, d *datasets.Dataset, c llm.Chatter, cfg TimeAwareConfig) (*TimeAware, error) {
 	if inner == nil {
 		return nil, fmt.Errorf("retrieval: new time-aware: nil inner system")
 	}

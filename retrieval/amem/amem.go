@@ -214,7 +214,7 @@ func (c *corpus) search(v []float32, k int, at time.Time) ([]scored, error) {
 // Memory is the A-Mem port. It is safe for concurrent use; calls are
 // serialised.
 type Memory struct {
-	chat  retrieval.Chatter
+	chat  llm.Chatter
 	emb   llm.Embedder
 	embs  *retrieval.CorpusEmbedders
 	cur   llm.Embedder // the embedder of the corpus being ingested
@@ -228,7 +228,7 @@ type Memory struct {
 // New returns an empty A-Mem memory that calls chat for notes, evolution
 // and query keywords and embeds with emb. A nil chat gives an error
 // wrapping retrieval.ErrNeedsModel.
-func New(chat retrieval.Chatter, emb llm.Embedder, cfg Config) (*Memory, error) {
+func New(chat llm.Chatter, emb llm.Embedder, cfg Config) (*Memory, error) {
 	if chat == nil {
 		return nil, fmt.Errorf("amem: new: %w", retrieval.ErrNeedsModel)
 	}

@@ -129,7 +129,7 @@ type corpus struct {
 // Memory is the Mem0 port. It is safe for concurrent use; calls are
 // serialised.
 type Memory struct {
-	chat  retrieval.Chatter
+	chat  llm.Chatter
 	emb   llm.Embedder
 	embs  *retrieval.CorpusEmbedders
 	cur   llm.Embedder // the embedder of the corpus being ingested
@@ -144,7 +144,7 @@ type Memory struct {
 // New returns an empty Mem0 memory that calls chat for extraction and
 // update decisions and embeds with emb. A nil chat gives an error wrapping
 // retrieval.ErrNeedsModel.
-func New(chat retrieval.Chatter, emb llm.Embedder, cfg Config) (*Memory, error) {
+func New(chat llm.Chatter, emb llm.Embedder, cfg Config) (*Memory, error) {
 	if chat == nil {
 		return nil, fmt.Errorf("mem0: new: %w", retrieval.ErrNeedsModel)
 	}

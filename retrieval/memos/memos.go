@@ -126,7 +126,7 @@ type Stats struct {
 // use.
 type Memory struct {
 	cfg   Config
-	chat  retrieval.Chatter
+	chat  llm.Chatter
 	emb   llm.Embedder
 	embs  *retrieval.CorpusEmbedders
 	mu    sync.Mutex
@@ -144,7 +144,7 @@ type store struct {
 // New returns a MemOS memory. emb embeds the memories and queries (a model
 // or an offline embedder). chat is needed in fine mode; without it, or
 // without emb, the error wraps retrieval.ErrNeedsModel.
-func New(cfg Config, chat retrieval.Chatter, emb llm.Embedder) (*Memory, error) {
+func New(cfg Config, chat llm.Chatter, emb llm.Embedder) (*Memory, error) {
 	c, err := cfg.resolve()
 	if err != nil {
 		return nil, err

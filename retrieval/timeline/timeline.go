@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/text"
 )
@@ -149,7 +150,7 @@ type Stats struct {
 // retrieval.Memory and is safe for concurrent use.
 type Memory struct {
 	cfg   Config
-	chat  retrieval.Chatter
+	chat  llm.Chatter
 	mu    sync.Mutex
 	corp  map[string]*corpus
 	meter retrieval.Meter
@@ -159,7 +160,7 @@ type Memory struct {
 // New returns a timeline memory. chat is the optional extractor: nil works
 // offline (cue words and lexical shifts mark transitions); with a model the
 // topic state at each trace is asked of it (one call per trace at ingest).
-func New(cfg Config, chat retrieval.Chatter) (*Memory, error) {
+func New(cfg Config, chat llm.Chatter) (*Memory, error) {
 	c, err := cfg.resolve()
 	if err != nil {
 		return nil, err
