@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"os/signal"
 
 	"github.com/memlab/memlab/judge"
@@ -23,7 +22,7 @@ import (
 func cmdRejudge(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("rejudge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	storePath := fs.String("store", "", "run store file (default $MEMLAB_RUNS, else runs.db beside the model call cache)")
+	storePath := storeFlag(fs)
 	data := fs.String("data", "", "the run's dataset: a CloneMem or KnowMe-Bench path, or sample (required)")
 	name := fs.String("name", "", "name of the new judge's verdicts, e.g. judge-gpt4o (required; must differ from the run's judges)")
 	kind := fs.String("kind", "", "knowme or clonemem (default: from the dataset's format)")
@@ -66,16 +65,7 @@ func cmdRejudge(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("rejudge: -kind %q, want knowme or clonemem", k)
 	}
-	path := *storePath
-	if path == "" {
-		if path, err = runstore.DefaultPath(); err != nil {
-			return err
-		}
-	}
-	if _, err := os.Stat(path); err != nil {
-		return fmt.Errorf("no run store at %s", path)
-	}
-	st, err := runstore.Open(path)
+	st, err := openRunStore(*storePath, storeWrite)
 	if err != nil {
 		return err
 	}

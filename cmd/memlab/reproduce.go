@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -43,16 +44,10 @@ func fileSHA256(path string) (string, error) {
 // start (see writeRunManifest). It writes nothing when the store does not
 // exist.
 func manifestFromStore(path string, start time.Time, nbPath string, params map[string]string, dir string) (string, []*record.Result, error) {
-	if path == "" {
-		var err error
-		if path, err = runstore.DefaultPath(); err != nil {
-			return "", nil, err
-		}
-	}
-	if _, err := os.Stat(path); err != nil {
+	st, err := openRunStore(path, storeWrite)
+	if errors.Is(err, os.ErrNotExist) {
 		return "", nil, nil
 	}
-	st, err := runstore.Open(path)
 	if err != nil {
 		return "", nil, err
 	}

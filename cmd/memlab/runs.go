@@ -43,36 +43,6 @@ func cmdRuns(args []string, stdout io.Writer) (err error) {
 	}
 }
 
-// storeFlag adds -store to fs.
-func storeFlag(fs *flag.FlagSet) *string {
-	return fs.String("store", "", "run store file (default: $MEMLAB_RUNS, else runs.db beside the model call cache)")
-}
-
-// openRunStore opens the run store at path (default: runstore.DefaultPath),
-// which must exist, for reading only (read-only media too): reading
-// commands never create one nor write to it. A store of an older schema
-// is migrated when it can be written.
-func openRunStore(path string) (*runstore.Store, error) {
-	if path == "" {
-		p, err := runstore.DefaultPath()
-		if err != nil {
-			return nil, err
-		}
-		path = p
-	}
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("no run store at %s: %w", path, err)
-	}
-	st, err := runstore.OpenReadOnly(path)
-	if err != nil {
-		if rw, rwErr := runstore.Open(path); rwErr == nil {
-			return rw, nil // an older schema, migrated
-		}
-		return nil, err
-	}
-	return st, nil
-}
-
 // findRun resolves a RUN argument (an id, a unique id prefix or a label).
 func findRun(st *runstore.Store, arg string) (runstore.RunInfo, error) {
 	ri, err := st.Run(arg)
@@ -93,7 +63,7 @@ func runsList(args []string, stdout io.Writer) error {
 	if len(pos) > 0 {
 		return usagef("runs list takes no arguments, got %q", pos)
 	}
-	st, err := openRunStore(*storePath)
+	st, err := openRunStore(*storePath, storeRead)
 	if err != nil {
 		return err
 	}
@@ -136,7 +106,7 @@ func runsShow(args []string, stdout io.Writer) error {
 	if len(pos) != 1 {
 		return usagef("runs show takes one RUN (an id, id prefix or label), got %d arguments", len(pos))
 	}
-	st, err := openRunStore(*storePath)
+	st, err := openRunStore(*storePath, storeRead)
 	if err != nil {
 		return err
 	}
@@ -242,7 +212,7 @@ func runsDiff(args []string, stdout io.Writer) error {
 	if *max < 0 {
 		return usagef("runs diff: -max must be >= 0, got %d", *max)
 	}
-	st, err := openRunStore(*storePath)
+	st, err := openRunStore(*storePath, storeRead)
 	if err != nil {
 		return err
 	}
@@ -334,7 +304,7 @@ func runsExport(args []string, stdout io.Writer) error {
 	default:
 		return usagef("runs export: unknown -format %q (want csv or jsonl)", *format)
 	}
-	st, err := openRunStore(*storePath)
+	st, err := openRunStore(*storePath, storeRead)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,58 @@ import (
 	"github.com/memlab/memlab/runstore"
 )
 
+// storeFlag adds -store, the run store file, to fs.
+func storeFlag(fs *flag.FlagSet) *string {
+	return fs.String("store", "", "run store file (default: $MEMLAB_RUNS, else runs.db beside the model call cache)")
+}
+
+// storeMode is how a command opens the run store.
+type storeMode int
+
+const (
+	// storeRead: the store must exist and is opened for reading only (on
+	// read-only media too), never created nor written; a store of an
+	// older schema is migrated only when it can be written. runs list,
+	// show, diff and export.
+	storeRead storeMode = iota
+	// storeWrite: the store must exist and is opened read-write. rejudge,
+	// and the manifest written after a notebook ran.
+	storeWrite
+	// storeCreate: the store is opened read-write, created when missing.
+	// run, sweep, kernel and their workers.
+	storeCreate
+)
+
+// openRunStore opens the run store at path ("" = runstore.DefaultPath)
+// as mode says. A missing store (storeRead, storeWrite) is an error naming
+// the path and wrapping fs.ErrNotExist.
+func openRunStore(path string, mode storeMode) (*runstore.Store, error) {
+	if path == "" {
+		p, err := runstore.DefaultPath()
+		if err != nil {
+			return nil, err
+		}
+		path = p
+	}
+	if mode == storeCreate {
+		return runstore.Open(path)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("no run store at %s: %w", path, err)
+	}
+	if mode == storeWrite {
+		return runstore.Open(path)
+	}
+	st, err := runstore.OpenReadOnly(path)
+	if err != nil {
+		if rw, rwErr := runstore.Open(path); rwErr == nil {
+			return rw, nil // an older schema, migrated
+		}
+		return nil, err
+	}
+	return st, nil
+}
+
 // storeFlags are the run-store and progress flags of run and sweep.
 type storeFlags struct {
 	path    *string
@@ -22,7 +74,7 @@ type storeFlags struct {
 
 func addStoreFlags(fs *flag.FlagSet) storeFlags {
 	return storeFlags{
-		path:    fs.String("store", "", "run store file (default $MEMLAB_RUNS, else runs.db beside the model call cache)"),
+		path:    storeFlag(fs),
 		noStore: fs.Bool("no-store", false, "keep results in memory only: nothing is resumed or saved"),
 		quiet:   fs.Bool("quiet", false, "no progress output"),
 	}
@@ -39,15 +91,8 @@ func (f storeFlags) setup(stderr io.Writer) (func(), error) {
 	}
 	var st *runstore.Store
 	if !*f.noStore {
-		path := *f.path
-		if path == "" {
-			var err error
-			if path, err = runstore.DefaultPath(); err != nil {
-				return nil, err
-			}
-		}
 		var err error
-		if st, err = runstore.Open(path); err != nil {
+		if st, err = openRunStore(*f.path, storeCreate); err != nil {
 			return nil, err
 		}
 	}
