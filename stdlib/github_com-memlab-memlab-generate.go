@@ -6,7 +6,6 @@ import (
 	"context"
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
-	"github.com/memlab/memlab/llm"
 	"go/constant"
 	"go/token"
 	"reflect"
@@ -56,7 +55,6 @@ func init() {
 
 		// type definitions
 		"Answer":       reflect.ValueOf((*generate.Answer)(nil)),
-		"Chatter":      reflect.ValueOf((*generate.Chatter)(nil)),
 		"Extractive":   reflect.ValueOf((*generate.Extractive)(nil)),
 		"ModelReader":  reflect.ValueOf((*generate.ModelReader)(nil)),
 		"Passage":      reflect.ValueOf((*generate.Passage)(nil)),
@@ -65,19 +63,8 @@ func init() {
 		"ReaderConfig": reflect.ValueOf((*generate.ReaderConfig)(nil)),
 
 		// interface wrapper definitions
-		"_Chatter": reflect.ValueOf((*_github_com_memlab_memlab_generate_Chatter)(nil)),
-		"_Reader":  reflect.ValueOf((*_github_com_memlab_memlab_generate_Reader)(nil)),
+		"_Reader": reflect.ValueOf((*_github_com_memlab_memlab_generate_Reader)(nil)),
 	}
-}
-
-// _github_com_memlab_memlab_generate_Chatter is an interface wrapper for Chatter type
-type _github_com_memlab_memlab_generate_Chatter struct {
-	IValue interface{}
-	WChat  func(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error)
-}
-
-func (W _github_com_memlab_memlab_generate_Chatter) Chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
-	return W.WChat(ctx, req)
 }
 
 // _github_com_memlab_memlab_generate_Reader is an interface wrapper for Reader type

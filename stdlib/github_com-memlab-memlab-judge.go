@@ -3,9 +3,7 @@
 package stdlib
 
 import (
-	"context"
 	"github.com/memlab/memlab/judge"
-	"github.com/memlab/memlab/llm"
 	"go/constant"
 	"go/token"
 	"reflect"
@@ -82,25 +80,11 @@ func init() {
 		"TokenF1":                    reflect.ValueOf(judge.TokenF1),
 
 		// type definitions
-		"Chatter":       reflect.ValueOf((*judge.Chatter)(nil)),
 		"CloneMemJudge": reflect.ValueOf((*judge.CloneMemJudge)(nil)),
 		"Config":        reflect.ValueOf((*judge.Config)(nil)),
 		"KnowMeJudge":   reflect.ValueOf((*judge.KnowMeJudge)(nil)),
 		"RubricSet":     reflect.ValueOf((*judge.RubricSet)(nil)),
 		"Summary":       reflect.ValueOf((*judge.Summary)(nil)),
 		"Verdict":       reflect.ValueOf((*judge.Verdict)(nil)),
-
-		// interface wrapper definitions
-		"_Chatter": reflect.ValueOf((*_github_com_memlab_memlab_judge_Chatter)(nil)),
 	}
-}
-
-// _github_com_memlab_memlab_judge_Chatter is an interface wrapper for Chatter type
-type _github_com_memlab_memlab_judge_Chatter struct {
-	IValue interface{}
-	WChat  func(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error)
-}
-
-func (W _github_com_memlab_memlab_judge_Chatter) Chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
-	return W.WChat(ctx, req)
 }

@@ -19,6 +19,7 @@ func init() {
 		"CloseDefault":         reflect.ValueOf(llm.CloseDefault),
 		"ConfigFromEnv":        reflect.ValueOf(llm.ConfigFromEnv),
 		"Configured":           reflect.ValueOf(llm.Configured),
+		"DecodeReply":          reflect.ValueOf(llm.DecodeReply),
 		"Default":              reflect.ValueOf(llm.Default),
 		"DefaultConfig":        reflect.ValueOf(llm.DefaultConfig),
 		"DefaultIfConfigured":  reflect.ValueOf(llm.DefaultIfConfigured),
@@ -45,6 +46,7 @@ func init() {
 		"FormatText":           reflect.ValueOf(constant.MakeFromLiteral("\"\"", token.STRING, 0)),
 		"HasJSONObject":        reflect.ValueOf(llm.HasJSONObject),
 		"JSONStrings":          reflect.ValueOf(llm.JSONStrings),
+		"JSONText":             reflect.ValueOf(llm.JSONText),
 		"LoadConfig":           reflect.ValueOf(llm.LoadConfig),
 		"New":                  reflect.ValueOf(llm.New),
 		"OnFirstFailure":       reflect.ValueOf(llm.OnFirstFailure),
@@ -53,6 +55,7 @@ func init() {
 		"Redacted":             reflect.ValueOf(constant.MakeFromLiteral("\"***\"", token.STRING, 0)),
 		"Refused":              reflect.ValueOf(llm.Refused),
 		"ReplyJSON":            reflect.ValueOf(llm.ReplyJSON),
+		"ReplyObject":          reflect.ValueOf(llm.ReplyObject),
 		"ResetRefused":         reflect.ValueOf(llm.ResetRefused),
 		"RoleBackbone":         reflect.ValueOf(constant.MakeFromLiteral("\"backbone\"", token.STRING, 0)),
 		"RoleEmbedder":         reflect.ValueOf(constant.MakeFromLiteral("\"embedder\"", token.STRING, 0)),
@@ -68,6 +71,7 @@ func init() {
 		// type definitions
 		"ChatRequest":    reflect.ValueOf((*llm.ChatRequest)(nil)),
 		"ChatResponse":   reflect.ValueOf((*llm.ChatResponse)(nil)),
+		"Chatter":        reflect.ValueOf((*llm.Chatter)(nil)),
 		"Client":         reflect.ValueOf((*llm.Client)(nil)),
 		"ClientEmbedder": reflect.ValueOf((*llm.ClientEmbedder)(nil)),
 		"Config":         reflect.ValueOf((*llm.Config)(nil)),
@@ -91,9 +95,20 @@ func init() {
 		"Wait":           reflect.ValueOf((*llm.Wait)(nil)),
 
 		// interface wrapper definitions
+		"_Chatter":   reflect.ValueOf((*_github_com_memlab_memlab_llm_Chatter)(nil)),
 		"_Embedder":  reflect.ValueOf((*_github_com_memlab_memlab_llm_Embedder)(nil)),
 		"_Extractor": reflect.ValueOf((*_github_com_memlab_memlab_llm_Extractor)(nil)),
 	}
+}
+
+// _github_com_memlab_memlab_llm_Chatter is an interface wrapper for Chatter type
+type _github_com_memlab_memlab_llm_Chatter struct {
+	IValue interface{}
+	WChat  func(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error)
+}
+
+func (W _github_com_memlab_memlab_llm_Chatter) Chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
+	return W.WChat(ctx, req)
 }
 
 // _github_com_memlab_memlab_llm_Embedder is an interface wrapper for Embedder type

@@ -5,7 +5,6 @@ package stdlib
 import (
 	"context"
 	"github.com/memlab/memlab/datasets"
-	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/retrieval"
 	"go/constant"
 	"go/token"
@@ -20,6 +19,7 @@ func init() {
 		"AggregateScores":             reflect.ValueOf(retrieval.AggregateScores),
 		"BuildUnits":                  reflect.ValueOf(retrieval.BuildUnits),
 		"ChatMetered":                 reflect.ValueOf(retrieval.ChatMetered),
+		"Cosine":                      reflect.ValueOf(retrieval.Cosine),
 		"DefaultBM25Params":           reflect.ValueOf(retrieval.DefaultBM25Params),
 		"DefaultDecomposeMaxTokens":   reflect.ValueOf(constant.MakeFromLiteral("500", token.INT, 0)),
 		"DefaultDecomposeTemperature": reflect.ValueOf(constant.MakeFromLiteral("0.6999999999999999999891579782751449556599254719913005828857421875", token.FLOAT, 0)),
@@ -69,6 +69,7 @@ func init() {
 		"NewFlatUnitsContext":         reflect.ValueOf(retrieval.NewFlatUnitsContext),
 		"NewIncremental":              reflect.ValueOf(retrieval.NewIncremental),
 		"NewModelExtractor":           reflect.ValueOf(retrieval.NewModelExtractor),
+		"NewMutableVecStore":          reflect.ValueOf(retrieval.NewMutableVecStore),
 		"NewNaiveRAG":                 reflect.ValueOf(retrieval.NewNaiveRAG),
 		"NewOracle":                   reflect.ValueOf(retrieval.NewOracle),
 		"NewOracleStatements":         reflect.ValueOf(retrieval.NewOracleStatements),
@@ -99,7 +100,6 @@ func init() {
 		"BM25Params":         reflect.ValueOf((*retrieval.BM25Params)(nil)),
 		"BaseNoMemory":       reflect.ValueOf((*retrieval.BaseNoMemory)(nil)),
 		"BaseRecent":         reflect.ValueOf((*retrieval.BaseRecent)(nil)),
-		"Chatter":            reflect.ValueOf((*retrieval.Chatter)(nil)),
 		"Concurrent":         reflect.ValueOf((*retrieval.Concurrent)(nil)),
 		"CorpusEmbedders":    reflect.ValueOf((*retrieval.CorpusEmbedders)(nil)),
 		"Cost":               reflect.ValueOf((*retrieval.Cost)(nil)),
@@ -120,6 +120,7 @@ func init() {
 		"Metered":            reflect.ValueOf((*retrieval.Metered)(nil)),
 		"ModelExtractConfig": reflect.ValueOf((*retrieval.ModelExtractConfig)(nil)),
 		"ModelExtractor":     reflect.ValueOf((*retrieval.ModelExtractor)(nil)),
+		"MutableVecStore":    reflect.ValueOf((*retrieval.MutableVecStore)(nil)),
 		"NaiveConfig":        reflect.ValueOf((*retrieval.NaiveConfig)(nil)),
 		"NaiveRAG":           reflect.ValueOf((*retrieval.NaiveRAG)(nil)),
 		"Oracle":             reflect.ValueOf((*retrieval.Oracle)(nil)),
@@ -129,6 +130,7 @@ func init() {
 		"RefitStats":         reflect.ValueOf((*retrieval.RefitStats)(nil)),
 		"Refitter":           reflect.ValueOf((*retrieval.Refitter)(nil)),
 		"RetrievalScore":     reflect.ValueOf((*retrieval.RetrievalScore)(nil)),
+		"ScoredRow":          reflect.ValueOf((*retrieval.ScoredRow)(nil)),
 		"SearchPlanner":      reflect.ValueOf((*retrieval.SearchPlanner)(nil)),
 		"System":             reflect.ValueOf((*retrieval.System)(nil)),
 		"TimeAware":          reflect.ValueOf((*retrieval.TimeAware)(nil)),
@@ -143,7 +145,6 @@ func init() {
 		"VecStore":           reflect.ValueOf((*retrieval.VecStore)(nil)),
 
 		// interface wrapper definitions
-		"_Chatter":       reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Chatter)(nil)),
 		"_Concurrent":    reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Concurrent)(nil)),
 		"_IngestPlanner": reflect.ValueOf((*_github_com_memlab_memlab_retrieval_IngestPlanner)(nil)),
 		"_Memory":        reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Memory)(nil)),
@@ -153,16 +154,6 @@ func init() {
 		"_System":        reflect.ValueOf((*_github_com_memlab_memlab_retrieval_System)(nil)),
 		"_TimeRanged":    reflect.ValueOf((*_github_com_memlab_memlab_retrieval_TimeRanged)(nil)),
 	}
-}
-
-// _github_com_memlab_memlab_retrieval_Chatter is an interface wrapper for Chatter type
-type _github_com_memlab_memlab_retrieval_Chatter struct {
-	IValue interface{}
-	WChat  func(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error)
-}
-
-func (W _github_com_memlab_memlab_retrieval_Chatter) Chat(ctx context.Context, req llm.ChatRequest) (llm.ChatResponse, error) {
-	return W.WChat(ctx, req)
 }
 
 // _github_com_memlab_memlab_retrieval_Concurrent is an interface wrapper for Concurrent type

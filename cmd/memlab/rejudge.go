@@ -11,7 +11,6 @@ import (
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/runs"
-	"github.com/memlab/memlab/runstore"
 )
 
 // cmdRejudge is `memlab rejudge [-store FILE] -data PATH -name NAME
