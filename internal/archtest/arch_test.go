@@ -37,13 +37,28 @@ var mustNotImport = map[string][]string{
 		"stdlib", "cmd"},
 }
 
-// exceptions are imports the rules forbid but the module still has, each
-// with the reason it is still there.
-var exceptions = map[[2]string]string{
-	// Tokenization moves out of retrieval to its own package (issue 16,
-	// item 4), done in another branch of the same issue.
-	{"llm/offline", "retrieval/tokenize"}: "tokenization is still in retrieval",
+// mayImportOnly lists, for a package, the only module packages its
+// non-test files may import (a listed path allows every package below it;
+// the package's own sub-packages and internal/ helpers are always allowed).
+// These are the lower layers: text and analysis import nothing of memlab,
+// datasets only text; retrieval, generate and judge read datasets and call
+// models through llm, and none of them knows another or what runs make of
+// them; the kernel runs cells and knows nothing of memory.
+var mayImportOnly = map[string][]string{
+	"text":      {},
+	"analysis":  {},
+	"datasets":  {"text"},
+	"llm":       {"text"},
+	"retrieval": {"datasets", "llm", "text"},
+	"generate":  {"datasets", "llm", "text"},
+	"judge":     {"datasets", "llm", "text"},
+	"kernel":    {"display"},
 }
+
+// exceptions are imports the rules forbid but the module still has, each
+// with the reason it is still there. It is empty: a new entry needs a
+// reason a reviewer accepts.
+var exceptions = map[[2]string]string{}
 
 // onlyImportedBy lists, for a package, the only packages whose non-test
 // files may import it (a listed path allows every package below it).
@@ -133,7 +148,7 @@ func imports(t *testing.T) map[string][]string {
 // and onlyImportedBy.
 func violations(pkgs map[string][]string) []string {
 	var out []string
-	for _, rule := range slices.Sorted(maps.Keys(mustNotImport)) {
+	for _, rule := range append(slices.Sorted(maps.Keys(mustNotImport)), slices.Sorted(maps.Keys(mayImportOnly))...) {
 		if _, ok := pkgs[rule]; !ok {
 			out = append(out, "no package "+rule+": the rules name a package the module does not have")
 		}
@@ -151,6 +166,19 @@ func violations(pkgs map[string][]string) []string {
 					if under(imp, f) {
 						out = append(out, pkg+" imports "+imp+": "+rule+" must not import "+f)
 					}
+				}
+			}
+			for _, rule := range slices.Sorted(maps.Keys(mayImportOnly)) {
+				allowed := mayImportOnly[rule]
+				if !under(pkg, rule) || under(imp, rule) || under(imp, "internal") {
+					continue
+				}
+				if !slices.ContainsFunc(allowed, func(a string) bool { return under(imp, a) }) {
+					only := "nothing of memlab"
+					if len(allowed) > 0 {
+						only = "only " + strings.Join(allowed, ", ")
+					}
+					out = append(out, pkg+" imports "+imp+": "+rule+" may import "+only)
 				}
 			}
 			for _, target := range slices.Sorted(maps.Keys(onlyImportedBy)) {
@@ -177,8 +205,9 @@ func TestImportsPointOneWay(t *testing.T) {
 
 // TestAPlantedWrongImportFails: the module's imports with wrong ones
 // planted (runs importing display, llm importing analysis, reports
-// importing runs, a package below retrieval importing runs) fail the
-// rules, each named.
+// importing runs, a package below retrieval importing runs, text importing
+// datasets, generate importing retrieval, llm/offline importing retrieval,
+// the notebook runner importing record) fail the rules, each named.
 func TestAPlantedWrongImportFails(t *testing.T) {
 	pkgs := imports(t)
 	if v := violations(pkgs); len(v) > 0 {
@@ -188,9 +217,17 @@ func TestAPlantedWrongImportFails(t *testing.T) {
 	pkgs["llm"] = append(pkgs["llm"], "analysis")
 	pkgs["reports"] = append(pkgs["reports"], "runs")
 	pkgs["retrieval/amem"] = append(pkgs["retrieval/amem"], "runs")
+	pkgs["text"] = append(pkgs["text"], "datasets")
+	pkgs["generate"] = append(pkgs["generate"], "retrieval")
+	pkgs["llm/offline"] = append(pkgs["llm/offline"], "retrieval")
+	pkgs["kernel/notebook"] = append(pkgs["kernel/notebook"], "record")
 	got := strings.Join(violations(pkgs), "\n")
 	for _, want := range []string{"runs imports display", "llm imports analysis", "reports imports runs: reports must not import runs",
-		"retrieval/amem imports runs: only cmd, kernel, stdlib may import runs"} {
+		"retrieval/amem imports runs: only cmd, kernel, stdlib may import runs",
+		"text imports datasets: text may import nothing of memlab",
+		"generate imports retrieval: generate may import only datasets, llm, text",
+		"llm/offline imports retrieval: llm may import only text",
+		"kernel/notebook imports record: kernel may import only display"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("violations lack %q:\n%s", want, got)
 		}
