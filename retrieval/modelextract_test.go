@@ -12,6 +12,7 @@ import (
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/llm/llmtest"
+	"github.com/memlab/memlab/text"
 )
 
 // mxFake starts a fake OpenAI server and returns a client for it: every
@@ -169,7 +170,7 @@ func TestModelExtractorKinds(t *testing.T) {
 				if byClient != errors.As(err, &le) {
 					t.Errorf("err %v: wraps an *llm.Error = %t, want %t", err, !byClient, byClient)
 				}
-				if byClient && !strings.HasPrefix(tc.reply, strings.TrimSuffix(xe.Raw, "...")) || !byClient && xe.Raw != tc.reply {
+				if byClient && !strings.HasPrefix(tc.reply, strings.TrimSuffix(xe.Raw, text.Ellipsis)) || !byClient && xe.Raw != tc.reply {
 					t.Errorf("Raw %q for the answer %q", xe.Raw, tc.reply)
 				}
 				if !strings.Contains(err.Error(), "retrieval: extract facts") {
