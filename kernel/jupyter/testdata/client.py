@@ -159,11 +159,11 @@ def tests(km, kc):
     print("ok is_complete", flush=True)
 
     # complete: memlab identifiers, cursor positions in code points
-    code = 's := "é"\nruns.Comp'
+    code = 's := "é"\nreports.Comp'
     msg_id = kc.complete(code, len(code))
     c = shell_reply(kc, msg_id)["content"]
     check("Compare" in c["matches"] and c["cursor_start"] == len(code) - 4 and c["cursor_end"] == len(code),
-          "complete runs.Comp", c)
+          "complete reports.Comp", c)
     msg_id = kc.complete("anal", 4)
     c = shell_reply(kc, msg_id)["content"]
     check("analysis" in c["matches"] and c["cursor_start"] == 0, "complete package", c)
@@ -173,10 +173,10 @@ def tests(km, kc):
     print("ok complete", flush=True)
 
     # inspect: a doc comment
-    code = "runs.Compare("
+    code = "reports.Compare("
     msg_id = kc.inspect(code, len(code))
     c = shell_reply(kc, msg_id)["content"]
-    check(c["found"] and "func Compare" in c["data"]["text/plain"], "inspect runs.Compare", c)
+    check(c["found"] and "func Compare" in c["data"]["text/plain"], "inspect reports.Compare", c)
     msg_id = kc.inspect("display.Markdown", 10)
     c = shell_reply(kc, msg_id)["content"]
     check(c["found"] and "Markdown shows" in c["data"]["text/plain"], "inspect display.Markdown", c)
