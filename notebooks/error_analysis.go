@@ -141,9 +141,9 @@ func isTrajectory(q datasets.Question) bool {
 // qaScores returns the judged QA consistency scores of a record by judge model.
 func qaScores(r record.Record) map[string]float64 {
 	out := map[string]float64{}
-	for _, v := range r.Verdicts {
-		if v.Metric == judge.MetricQAConsistency && v.Judged() {
-			out[v.Model] = v.Score
+	for _, s := range r.Scores {
+		if s.Kind == record.KindLLMJudge && s.Metric == judge.MetricQAConsistency && s.Judged() {
+			out[s.Model] = s.Value
 		}
 	}
 	return out
@@ -309,15 +309,20 @@ func example(f failure) string {
 		fmt.Fprintf(&b, "chose %q, correct %q (cannot-be-determined option %q). ", r.Choice, r.Correct, generate.CannotDetermine(q.Choices))
 	}
 	fmt.Fprintf(&b, "%s\n\n**Reference:** %s\n\n", text.ClipLine(r.Answer, 400), text.ClipLine(q.Answer, 400))
-	if len(r.Verdicts) == 0 {
-		b.WriteString("**Judge:** none (no judge model configured).\n")
-	}
-	for _, v := range r.Verdicts {
-		if v.Judged() {
-			fmt.Fprintf(&b, "**Judge** %s (%s), %s = %g: %s\n\n", v.Judge, v.Model, v.Metric, v.Score, text.ClipLine(v.Reasoning, 400))
-		} else {
-			fmt.Fprintf(&b, "**Judge** %s (%s), %s: failed (%s), not scored\n\n", v.Judge, v.Model, v.Metric, v.Failure)
+	judged := false
+	for _, s := range r.Scores {
+		if s.Kind != record.KindLLMJudge {
+			continue
 		}
+		judged = true
+		if s.Judged() {
+			fmt.Fprintf(&b, "**Judge** %s (%s), %s = %g: %s\n\n", s.Judge, s.Model, s.Metric, s.Value, text.ClipLine(s.Explanation, 400))
+		} else {
+			fmt.Fprintf(&b, "**Judge** %s (%s), %s: failed (%s), not scored\n\n", s.Judge, s.Model, s.Metric, s.Failure)
+		}
+	}
+	if !judged {
+		b.WriteString("**Judge:** none (no judge model configured).\n")
 	}
 	return b.String()
 }

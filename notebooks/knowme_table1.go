@@ -39,7 +39,6 @@ resamples := 2000                                             // bootstrap resam
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"sort"
 	"strings"
@@ -294,52 +293,24 @@ type cell struct {
 	judged, failed int
 }
 
-// score computes a metric per task ("" = overall) over recs: a judged metric from the
-// verdicts (failed ones counted, never scored), else an offline proxy from Record.Judges.
-func score(recs []record.Record, metric string, judged bool) map[string]cell {
-	sum := map[string]float64{}
+// score computes a metric per task ("" = overall) over recs with the summary primitive
+// (reports.Breakdown by task, reports.Summarize over all), whatever the metric's kind: the
+// mean of the judged scores on its scale mapped to percent, n judged, and n failed, which
+// here counts the failed records, the failed verdicts and the questions without reference
+// answer (none is ever scored). A group where the metric has nothing to count is left out.
+func score(recs []record.Record, metric string) map[string]cell {
+	sums, err := reports.Breakdown(nil, recs, reports.ByTask)
+	if err != nil {
+		panic(err)
+	}
 	out := map[string]cell{}
-	add := func(task string, v float64, ok bool) {
-		for _, g := range []string{task, ""} {
-			c := out[g]
-			if ok {
-				c.judged++
-				sum[g] += v
-			} else {
-				c.failed++
-			}
-			out[g] = c
-		}
-	}
-	for _, r := range recs {
-		if r.Failure != "" {
-			add(r.Task, 0, false)
+	for _, s := range append(sums, reports.Summarize("", recs)) {
+		m := s.Score(metric)
+		failed := s.Failed + m.Failed + m.NoReference
+		if m.N+failed == 0 {
 			continue
 		}
-		if judged {
-			for _, v := range r.Verdicts {
-				if v.Metric != metric {
-					continue
-				}
-				if v.Judged() && v.Max > v.Min {
-					add(r.Task, 100*(v.Score-v.Min)/(v.Max-v.Min), true)
-				} else {
-					add(r.Task, 0, false)
-				}
-			}
-			continue
-		}
-		v, ok := r.Judges[metric]
-		if ok && !math.IsNaN(v) {
-			add(r.Task, 100*v, true)
-		}
-	}
-	for g, c := range out {
-		c.mean = math.NaN()
-		if c.judged > 0 {
-			c.mean = sum[g] / float64(c.judged)
-		}
-		out[g] = c
+		out[s.Group] = cell{mean: 100 * m.Normalized, judged: m.N, failed: failed}
 	}
 	return out
 }
@@ -358,7 +329,7 @@ func table1(title string, results []*record.Result, keys []string, missing map[s
 	t.Header = append(t.Header, "overall")
 	t.Align = append(t.Align, "r")
 	for i, r := range results {
-		sc := score(r.Records, metric, judged)
+		sc := score(r.Records, metric)
 		row := []string{rowNames[keys[i]]}
 		for _, g := range append(append([]string{}, tasks...), "") {
 			c := sc[g]
@@ -465,7 +436,7 @@ for _, r := range all {
 
 // %%
 func radar(r dsRuns) error {
-	ms, judged := metricsOf(r)
+	ms, _ := metricsOf(r)
 	var recs []record.Record
 	for _, res := range r.results {
 		recs = append(recs, res.Records...)
@@ -476,7 +447,7 @@ func radar(r dsRuns) error {
 	}
 	var series []analysis.RadarSeries
 	for i, res := range r.results {
-		sc := score(res.Records, ms[0], judged)
+		sc := score(res.Records, ms[0])
 		s := analysis.RadarSeries{Name: rowNames[r.keys[i]]}
 		for _, t := range tasks {
 			s.Values = append(s.Values, sc[t].mean)

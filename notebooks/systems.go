@@ -246,9 +246,9 @@ func changedRecords(a, b *record.Result) int {
 	n := 0
 	for _, r := range a.Records {
 		o := byID[r.QuestionID]
-		same := len(r.Ranked) == len(o.Ranked) && len(r.Scores) == len(o.Scores)
+		same := len(r.Ranked) == len(o.Ranked) && len(r.RankScores) == len(o.RankScores)
 		for i := 0; same && i < len(r.Ranked); i++ {
-			same = r.Ranked[i] == o.Ranked[i] && r.Scores[i] == o.Scores[i]
+			same = r.Ranked[i] == o.Ranked[i] && r.RankScores[i] == o.RankScores[i]
 		}
 		if !same {
 			n++

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -75,34 +77,63 @@ func floatsOf(xs []Float) []float64 {
 	return out
 }
 
+// JSONFormat is the version of the record's JSON form that Marshal
+// writes: 2 holds every score in one "scores" list (Record.Scores) and the
+// retrieval scores of the ranked traces in "rank_scores". Format 1 (no
+// "format" key) held the retrieval scores in "scores", the exact metrics
+// and proxies in a "judges" map and the LLM judges' verdicts in a
+// "verdicts" list; Unmarshal reads both.
+const JSONFormat = 2
+
 // recordJSON is the stored and exported form of a Record (one JSON object
 // per record in the run store and in JSONL exports).
 type recordJSON struct {
-	QuestionID     string           `json:"question_id"`
-	CorpusID       string           `json:"corpus_id"`
-	Task           string           `json:"task,omitempty"`
-	Dimension      string           `json:"dimension,omitempty"`
-	System         string           `json:"system"`
-	Reader         string           `json:"reader"`
-	K              int              `json:"k"`
-	Visible        int              `json:"visible"`
-	Ranked         []string         `json:"ranked"`
-	Scores         []Float          `json:"scores"`
-	Retrieval      scoreJSON        `json:"retrieval"`
-	Hits           []hitJSON        `json:"hits"`
-	ContextIDs     []string         `json:"context_ids"`
-	Choice         string           `json:"choice,omitempty"`
-	Correct        string           `json:"correct,omitempty"`
-	ChoiceOutcome  string           `json:"choice_outcome,omitempty"`
-	Answer         string           `json:"answer"`
-	AnswerTraceIDs []string         `json:"answer_trace_ids,omitempty"`
-	Abstained      bool             `json:"abstained"`
-	Judges         map[string]Float `json:"judges"`
-	Verdicts       []verdictJSON    `json:"verdicts,omitempty"`
-	JudgeVerdicts  []int            `json:"judge_verdicts,omitempty"`
-	Failure        string           `json:"failure,omitempty"`
-	LatencyMS      Float            `json:"latency_ms"`
-	Usage          *usageJSON       `json:"usage,omitempty"`
+	Format         int             `json:"format,omitempty"` // 0 = format 1
+	QuestionID     string          `json:"question_id"`
+	CorpusID       string          `json:"corpus_id"`
+	Task           string          `json:"task,omitempty"`
+	Dimension      string          `json:"dimension,omitempty"`
+	System         string          `json:"system"`
+	Reader         string          `json:"reader"`
+	K              int             `json:"k"`
+	Visible        int             `json:"visible"`
+	Ranked         []string        `json:"ranked"`
+	RankScores     []Float         `json:"rank_scores,omitempty"`
+	Retrieval      scoreJSON       `json:"retrieval"`
+	Hits           []hitJSON       `json:"hits"`
+	ContextIDs     []string        `json:"context_ids"`
+	Choice         string          `json:"choice,omitempty"`
+	Correct        string          `json:"correct,omitempty"`
+	ChoiceOutcome  string          `json:"choice_outcome,omitempty"`
+	Answer         string          `json:"answer"`
+	AnswerTraceIDs []string        `json:"answer_trace_ids,omitempty"`
+	Abstained      bool            `json:"abstained"`
+	Scores         json.RawMessage `json:"scores"` // format 2: []answerScoreJSON; format 1: []Float (RankScores)
+	JudgeVerdicts  []int           `json:"judge_verdicts,omitempty"`
+	Failure        string          `json:"failure,omitempty"`
+	LatencyMS      Float           `json:"latency_ms"`
+	Usage          *usageJSON      `json:"usage,omitempty"`
+	// Format 1 only: read, never written.
+	Judges   map[string]Float `json:"judges,omitempty"`
+	Verdicts []verdictJSON    `json:"verdicts,omitempty"`
+}
+
+// answerScoreJSON is one Score.
+type answerScoreJSON struct {
+	Metric      string    `json:"metric"`
+	Kind        ScoreKind `json:"kind"`
+	Value       Float     `json:"value"`
+	Min         Float     `json:"min"`
+	Max         Float     `json:"max"`
+	Judge       string    `json:"judge,omitempty"`
+	Model       string    `json:"model,omitempty"`
+	PromptHash  string    `json:"prompt_hash,omitempty"`
+	Explanation string    `json:"explanation,omitempty"`
+	Failure     string    `json:"failure,omitempty"`
+	Error       string    `json:"error,omitempty"`
+	Raw         string    `json:"raw,omitempty"`
+	Attempts    int       `json:"attempts,omitempty"`
+	Samples     []Float   `json:"samples,omitempty"`
 }
 
 // usageJSON is Record.Usage; absent when no model was called.
@@ -133,6 +164,7 @@ type hitJSON struct {
 	Time     string   `json:"time,omitempty"` // RFC 3339 with nanoseconds; "" = unknown
 }
 
+// verdictJSON is a verdict of format 1.
 type verdictJSON struct {
 	Judge      string  `json:"judge"`
 	Metric     string  `json:"metric"`
@@ -157,7 +189,7 @@ func Marshal(r Record) ([]byte, error) {
 	j := recordJSON{
 		QuestionID: r.QuestionID, CorpusID: r.CorpusID, Task: r.Task, Dimension: r.Dimension,
 		System: r.System, Reader: r.Reader, K: r.K, Visible: r.Visible,
-		Ranked: r.Ranked, Scores: floatsJSON(r.Scores), ContextIDs: r.ContextIDs,
+		Format: JSONFormat, Ranked: r.Ranked, RankScores: floatsJSON(r.RankScores), ContextIDs: r.ContextIDs,
 		Choice: r.Choice, Correct: r.Correct, ChoiceOutcome: r.ChoiceOutcome,
 		Answer: r.Answer, AnswerTraceIDs: r.AnswerTraceIDs, Abstained: r.Abstained,
 		Failure: r.Failure, LatencyMS: Float(float64(r.Latency) / float64(time.Millisecond)),
@@ -176,17 +208,17 @@ func Marshal(r Record) ([]byte, error) {
 		}
 		j.Hits = append(j.Hits, hj)
 	}
-	if r.Judges != nil {
-		j.Judges = make(map[string]Float, len(r.Judges))
-		for k, v := range r.Judges {
-			j.Judges[k] = Float(v)
-		}
+	scores := make([]answerScoreJSON, len(r.Scores))
+	for i, s := range r.Scores {
+		scores[i] = answerScoreJSON{Metric: s.Metric, Kind: s.Kind, Value: Float(s.Value), Min: Float(s.Min), Max: Float(s.Max),
+			Judge: s.Judge, Model: s.Model, PromptHash: s.PromptHash, Explanation: s.Explanation, Failure: s.Failure,
+			Error: s.Error, Raw: s.Raw, Attempts: s.Attempts, Samples: floatsJSON(s.Samples)}
 	}
-	for _, v := range r.Verdicts {
-		j.Verdicts = append(j.Verdicts, verdictJSON{Judge: v.Judge, Metric: v.Metric, Model: v.Model, RubricHash: v.RubricHash,
-			Score: Float(v.Score), Min: Float(v.Min), Max: Float(v.Max), Reasoning: v.Reasoning, Raw: v.Raw,
-			Attempts: v.Attempts, Failure: v.Failure, Error: v.Error, Samples: floatsJSON(v.Samples)})
+	sb, err := json.Marshal(scores)
+	if err != nil {
+		return nil, fmt.Errorf("record: encode scores of record %q: %w", r.QuestionID, err)
 	}
+	j.Scores = sb
 	b, err := json.Marshal(j)
 	if err != nil {
 		return nil, fmt.Errorf("record: encode record %q: %w", r.QuestionID, err)
@@ -194,7 +226,11 @@ func Marshal(r Record) ([]byte, error) {
 	return b, nil
 }
 
-// Unmarshal reads a record written by Marshal.
+// Unmarshal reads a record written by Marshal, in the current JSON form
+// (JSONFormat) or format 1, whose retrieval scores, "judges" map and
+// "verdicts" become RankScores and Scores (the map's metrics sorted by
+// name, choice accuracy as KindExact and the others as KindProxy, on the
+// scale 0..1; then the verdicts in order, as KindLLMJudge).
 func Unmarshal(data []byte) (Record, error) {
 	var j recordJSON
 	if err := json.Unmarshal(data, &j); err != nil {
@@ -203,7 +239,7 @@ func Unmarshal(data []byte) (Record, error) {
 	r := Record{
 		QuestionID: j.QuestionID, CorpusID: j.CorpusID, Task: j.Task, Dimension: j.Dimension,
 		System: j.System, Reader: j.Reader, K: j.K, Visible: j.Visible,
-		Ranked: j.Ranked, Scores: floatsOf(j.Scores), ContextIDs: j.ContextIDs,
+		Ranked: j.Ranked, RankScores: floatsOf(j.RankScores), ContextIDs: j.ContextIDs,
 		Choice: j.Choice, Correct: j.Correct, ChoiceOutcome: j.ChoiceOutcome,
 		Answer: j.Answer, AnswerTraceIDs: j.AnswerTraceIDs, Abstained: j.Abstained,
 		Failure: j.Failure, Latency: time.Duration(math.Round(float64(j.LatencyMS) * float64(time.Millisecond))),
@@ -226,18 +262,58 @@ func Unmarshal(data []byte) (Record, error) {
 		}
 		r.Hits = append(r.Hits, h)
 	}
-	if j.Judges != nil {
-		r.Judges = make(map[string]float64, len(j.Judges))
-		for k, v := range j.Judges {
-			r.Judges[k] = float64(v)
+	switch j.Format {
+	case 0, 1:
+		if err := readFormat1(&r, j); err != nil {
+			return Record{}, err
+		}
+	case JSONFormat:
+		var scores []answerScoreJSON
+		if len(j.Scores) > 0 {
+			if err := json.Unmarshal(j.Scores, &scores); err != nil {
+				return Record{}, fmt.Errorf("record: decode record %q: scores: %w", j.QuestionID, err)
+			}
+		}
+		for i, s := range scores {
+			switch s.Kind {
+			case KindExact, KindProxy, KindLLMJudge:
+			default:
+				return Record{}, fmt.Errorf("record: decode record %q: scores[%d].kind: unknown kind %q (want %q, %q or %q)",
+					j.QuestionID, i, s.Kind, KindExact, KindProxy, KindLLMJudge)
+			}
+			r.Scores = append(r.Scores, Score{Metric: s.Metric, Kind: s.Kind, Value: float64(s.Value), Min: float64(s.Min), Max: float64(s.Max),
+				Judge: s.Judge, Model: s.Model, PromptHash: s.PromptHash, Explanation: s.Explanation, Failure: s.Failure,
+				Error: s.Error, Raw: s.Raw, Attempts: s.Attempts, Samples: floatsOf(s.Samples)})
+		}
+	default:
+		return Record{}, fmt.Errorf("record: decode record %q: format %d is newer than this memlab's %d", j.QuestionID, j.Format, JSONFormat)
+	}
+	return r, nil
+}
+
+// readFormat1 reads the scores of a record of format 1 into r.
+func readFormat1(r *Record, j recordJSON) error {
+	if len(j.Scores) > 0 {
+		var rank []Float
+		if err := json.Unmarshal(j.Scores, &rank); err != nil {
+			return fmt.Errorf("record: decode record %q: scores (format 1: the ranked traces' scores): %w", j.QuestionID, err)
+		}
+		r.RankScores = floatsOf(rank)
+	}
+	for _, m := range slices.Sorted(maps.Keys(j.Judges)) {
+		v := float64(j.Judges[m])
+		if k := offlineKind(m); k == KindExact {
+			r.Scores = append(r.Scores, ExactScore(m, v))
+		} else {
+			r.Scores = append(r.Scores, ProxyScore(m, v))
 		}
 	}
 	for _, v := range j.Verdicts {
-		r.Verdicts = append(r.Verdicts, judge.Verdict{Judge: v.Judge, Metric: v.Metric, Model: v.Model, RubricHash: v.RubricHash,
+		r.Scores = append(r.Scores, VerdictScore(judge.Verdict{Judge: v.Judge, Metric: v.Metric, Model: v.Model, RubricHash: v.RubricHash,
 			Score: float64(v.Score), Min: float64(v.Min), Max: float64(v.Max), Reasoning: v.Reasoning, Raw: v.Raw,
-			Attempts: v.Attempts, Failure: v.Failure, Error: v.Error, Samples: floatsOf(v.Samples)})
+			Attempts: v.Attempts, Failure: v.Failure, Error: v.Error, Samples: floatsOf(v.Samples)}))
 	}
-	return r, nil
+	return nil
 }
 
 // WriteJSONL writes recs as JSON Lines: one Marshal object per line (the

@@ -6,11 +6,13 @@ import (
 	"context"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/internal/runtest"
+	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/runs"
 )
@@ -22,8 +24,10 @@ func TestRecordJSONRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := res.Records[0]
-	r.Judges["undefined"] = math.NaN()
-	r.Judges["inf"] = math.Inf(-1)
+	r.SetOffline(record.ProxyScore("undefined", math.NaN()))
+	r.SetOffline(record.ProxyScore("inf", math.Inf(-1)))
+	r.SetVerdicts([]judge.Verdict{{Judge: "j", Metric: "m", Score: math.NaN(), Min: 0, Max: 5, Failure: judge.FailureNoJSON,
+		Raw: "no", Attempts: 3, Error: "no JSON", Samples: []float64{1, math.NaN()}}})
 	r.Latency = 1234567 * time.Nanosecond
 	b, err := record.Marshal(r)
 	if err != nil {
@@ -33,16 +37,30 @@ func TestRecordJSONRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !math.IsNaN(back.Judges["undefined"]) || !math.IsInf(back.Judges["inf"], -1) || back.Latency != r.Latency {
-		t.Errorf("round trip lost values: %v %v %v", back.Judges["undefined"], back.Judges["inf"], back.Latency)
+	if got := runtest.Offline(back, "undefined"); !math.IsNaN(got) || !math.IsInf(runtest.Offline(back, "inf"), -1) || back.Latency != r.Latency {
+		t.Errorf("round trip lost values: %v %v %v", got, runtest.Offline(back, "inf"), back.Latency)
 	}
-	delete(back.Judges, "undefined")
-	delete(r.Judges, "undefined")
+	// NaN != NaN: compare the JSON forms, which write NaN as null.
+	b2, err := record.Marshal(back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, b2) {
+		t.Errorf("round trip changed the record:\n%s\n%s", b, b2)
+	}
+	back.Scores, r.Scores = nil, nil
 	if !reflect.DeepEqual(back, r) {
 		t.Errorf("round trip changed the record:\n%+v\n%+v", back, r)
 	}
 	if _, err := record.Unmarshal([]byte(`{"judges":{"x":"NaN?"}}`)); err == nil {
 		t.Error("a bad number was accepted")
+	}
+	if _, err := record.Unmarshal([]byte(`{"format":2,"question_id":"q","scores":[{"metric":"m","kind":"guess","value":1}]}`)); err == nil ||
+		!strings.Contains(err.Error(), `"q"`) || !strings.Contains(err.Error(), "scores[0].kind") {
+		t.Errorf("an unknown score kind: error %v, want one naming the record and scores[0].kind", err)
+	}
+	if _, err := record.Unmarshal([]byte(`{"format":3}`)); err == nil {
+		t.Error("a newer format was accepted")
 	}
 }
 
@@ -85,5 +103,79 @@ func TestWriteJSONLRoundTrips(t *testing.T) {
 	}
 	if i != len(recs) {
 		t.Errorf("%d lines, want %d", i, len(recs))
+	}
+}
+
+// TestUnmarshalFormat1 reads a record as the code before Record.Scores
+// wrote it (retrieval scores in "scores", a "judges" map, "verdicts"):
+// everything lands in RankScores and Scores, with kinds and scales, and
+// Marshal writes it back in the current form.
+func TestUnmarshalFormat1(t *testing.T) {
+	v1 := `{"question_id":"q1","corpus_id":"c","system":"s","reader":"r","k":2,"visible":3,"ranked":["t1","t2"],"scores":[1.5,null],` +
+		`"retrieval":{"k":2,"has_gold":true,"recall_flat":1,"all_all":1,"all_any":1,"any_all":1,"any_any":1,"mrr":1,"ndcg":1},` +
+		`"hits":null,"context_ids":null,"answer":"a","abstained":false,` +
+		`"judges":{"Token F1 (proxy)":0.5,"Choice accuracy":1,"Evidence coverage (proxy for memory recall)":null},` +
+		`"verdicts":[{"judge":"j","metric":"QA consistency (LLM judge)","model":"m","rubric_hash":"h","score":2,"min":0,"max":3,"reasoning":"ok","raw":"{}","attempts":1},` +
+		`{"judge":"j","metric":"Memory recall (LLM judge)","score":null,"min":0,"max":1,"attempts":1,"failure":"call_failed: server","error":"boom"}],` +
+		`"judge_verdicts":[2],"latency_ms":1}`
+	r, err := record.Unmarshal([]byte(v1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.RankScores) != 2 || r.RankScores[0] != 1.5 || !math.IsNaN(r.RankScores[1]) {
+		t.Errorf("rank scores %v, want [1.5 NaN]", r.RankScores)
+	}
+	want := []struct {
+		metric string
+		kind   record.ScoreKind
+		value  float64
+	}{
+		{"Choice accuracy", record.KindExact, 1},
+		{"Evidence coverage (proxy for memory recall)", record.KindProxy, math.NaN()},
+		{"Token F1 (proxy)", record.KindProxy, 0.5},
+		{"QA consistency (LLM judge)", record.KindLLMJudge, 2},
+		{"Memory recall (LLM judge)", record.KindLLMJudge, math.NaN()},
+	}
+	if len(r.Scores) != len(want) {
+		t.Fatalf("%d scores, want %d: %+v", len(r.Scores), len(want), r.Scores)
+	}
+	for i, w := range want {
+		s := r.Scores[i]
+		if s.Metric != w.metric || s.Kind != w.kind || !(s.Value == w.value || math.IsNaN(s.Value) && math.IsNaN(w.value)) {
+			t.Errorf("scores[%d] = %s %s %v, want %s %s %v", i, s.Metric, s.Kind, s.Value, w.metric, w.kind, w.value)
+		}
+	}
+	if s := r.Scores[2]; s.Min != 0 || s.Max != 1 || s.Judge != "" {
+		t.Errorf("proxy scale %v..%v judge %q, want 0..1 and none", s.Min, s.Max, s.Judge)
+	}
+	if s := r.Scores[3]; s.Judge != "j" || s.Model != "m" || s.PromptHash != "h" || s.Explanation != "ok" || s.Raw != "{}" || s.Max != 3 || !s.Judged() {
+		t.Errorf("verdict score %+v lost its judge's identity", s)
+	}
+	if s := r.Scores[4]; !s.Failed() || s.Error != "boom" || s.Judged() {
+		t.Errorf("failed verdict %+v", s)
+	}
+	if vs := r.Verdicts(); len(vs) != 2 || vs[1].Failure != "call_failed: server" || len(r.JudgeVerdicts) != 1 {
+		t.Errorf("verdicts %+v, judge verdicts %v", vs, r.JudgeVerdicts)
+	}
+	b, err := record.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`"format":2`, `"rank_scores":[1.5,null]`, `"kind":"llm_judge"`, `"prompt_hash":"h"`} {
+		if !strings.Contains(string(b), s) {
+			t.Errorf("current form lacks %s: %s", s, b)
+		}
+	}
+	for _, s := range []string{`"judges"`, `"verdicts"`} {
+		if strings.Contains(string(b), s) {
+			t.Errorf("current form still writes %s: %s", s, b)
+		}
+	}
+	back, err := record.Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b2, _ := record.Marshal(back); string(b2) != string(b) {
+		t.Errorf("current form does not round-trip:\n%s\n%s", b, b2)
 	}
 }

@@ -3,7 +3,6 @@ package record
 import (
 	"time"
 
-	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/retrieval"
 )
@@ -21,9 +20,10 @@ type Record struct {
 	// Visible is the number of traces admitted at the question's time.
 	Visible int
 	// Ranked is the retrieved trace ids (deduplicated, first occurrence kept,
-	// cut at K) and Scores the score of the unit that first returned each.
-	Ranked []string
-	Scores []float64
+	// cut at K) and RankScores the retrieval score of the unit that first
+	// returned each.
+	Ranked     []string
+	RankScores []float64
 	// Retrieval holds the recall variants, MRR and nDCG at K; HasGold is false
 	// for a question without gold trace ids.
 	Retrieval retrieval.RetrievalScore
@@ -41,19 +41,21 @@ type Record struct {
 	Answer         string
 	AnswerTraceIDs []string
 	Abstained      bool
-	// Judges maps a judge metric name (see package judge) to its value for
-	// this question; NaN means undefined for this question (e.g. evidence
-	// coverage without gold statements).
-	Judges map[string]float64
-	// Verdicts are the LLM judges' verdicts, judged or failed, each with
-	// its judge model, rubric hash, raw output, score and reasoning.
-	Verdicts []judge.Verdict
-	// JudgeVerdicts is how many verdicts each of the run's judges
-	// (runs.Config.Judges, in order) returned: Verdicts holds them first, one
-	// judge after another, then the verdicts a runs.Rejudge added. A rerun uses
-	// it to judge again only the judges whose verdicts failed. nil in
-	// records written before it was kept (a rerun then judges such a
-	// record's failed verdicts again with every judge of the run).
+	// Scores are the question's answer scores, whatever their kind: the
+	// exact metrics (choice accuracy) and offline proxies (token F1,
+	// ROUGE-L, evidence coverage) under their own names, and the LLM
+	// judges' verdicts, judged or failed, each with its judge, model,
+	// prompt hash, explanation and raw reply. Offline and SetOffline read
+	// and set an exact metric or proxy, Verdicts and SetVerdicts the LLM
+	// judges' scores (in order).
+	Scores []Score
+	// JudgeVerdicts is how many LLM-judge scores (Verdicts) each of the
+	// run's judges (runs.Config.Judges, in order) returned: Verdicts holds
+	// them first, one judge after another, then the verdicts a
+	// runs.Rejudge added. A rerun uses it to judge again only the judges
+	// whose verdicts failed. nil in records written before it was kept (a
+	// rerun then judges such a record's failed verdicts again with every
+	// judge of the run).
 	JudgeVerdicts []int
 	// ChoiceOutcome is how a model reader's multiple-choice output was read
 	// (generate.OutcomeChosen, OutcomeUnparseable, OutcomeAmbiguous).

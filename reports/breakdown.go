@@ -93,7 +93,8 @@ func evidenceMedium(d *datasets.Dataset, rec record.Record) string {
 
 // Breakdown summarises recs per group of by (see Groupings), groups
 // sorted by name; each Summary's Group is the key and its Questions, Failed,
-// WithGold and Judges[...].N the counts behind every mean. d is needed for
+// WithGold and Scores[...] (N judged, Failed, NoReference) the counts
+// behind every mean, for every metric whatever its kind. d is needed for
 // ByMedium only.
 func Breakdown(d *datasets.Dataset, recs []record.Record, by string) ([]Summary, error) {
 	groups := map[string][]record.Record{}
@@ -130,8 +131,8 @@ type MetricMatrix struct {
 
 // Matrix computes metric's mean per (rowsBy, colsBy) group of recs.
 // metric is a retrieval metric ("Recall-Flat", "All-Any", ...,
-// "recall_flat", ...), an offline judge metric (Record.Judges) or an LLM
-// verdict metric (its judged scores); see Columns.Metric. d is needed for
+// "recall_flat", ...), an exact metric or proxy, or an LLM-judged metric
+// (its judged scores) of Record.Scores; see Columns.Metric. d is needed for
 // ByMedium only.
 func Matrix(d *datasets.Dataset, recs []record.Record, rowsBy, colsBy, metric string) (*MetricMatrix, error) {
 	col := ColumnsOf(recs).Metric(metric)

@@ -53,11 +53,13 @@ type Columns struct {
 	HasGold []bool
 	// The retrieval metrics at each record's k (see retrieval.RetrievalScore).
 	RecallFlat, AllAll, AllAny, AnyAll, AnyAny, MRR, NDCG []float64
-	// Judges maps each offline judge metric found in any record (the
-	// proxies and choice accuracy, Record.Judges) to its column.
+	// Judges maps each exact metric and offline proxy found in any record
+	// (choice accuracy and the proxies: Record.Scores of KindExact and
+	// KindProxy) to its column.
 	Judges map[string][]float64
-	// Verdicts maps each LLM-judged metric found in any record to its
-	// column of raw scores (on the judge's scale, Verdict.Min..Max). When
+	// Verdicts maps each LLM-judged metric found in any record (the
+	// Record.Scores of KindLLMJudge) to its column of raw scores (on the
+	// judge's scale, Score.Min..Max). When
 	// several judges report the same metric, each has its own column named
 	// "METRIC [JUDGE]".
 	Verdicts map[string][]float64
@@ -116,8 +118,10 @@ func ColumnsOf(recs []record.Record) *Columns {
 		if !scored {
 			continue
 		}
-		for name, v := range r.Judges {
-			c.Judges[name][i] = v
+		for _, s := range r.Scores {
+			if s.Kind != record.KindLLMJudge {
+				c.Judges[s.Metric][i] = s.Value
+			}
 		}
 		for name, v := range verdictCols.scores(r) {
 			c.Verdicts[name][i] = v
@@ -165,15 +169,16 @@ func nanColumn(n int) []float64 {
 	return col
 }
 
-// judgeNames returns every offline judge metric named by a record, sorted.
+// judgeNames returns every exact metric and proxy named by a record,
+// sorted.
 func judgeNames(recs []record.Record) []string {
 	seen := map[string]bool{}
 	var names []string
 	for _, r := range recs {
-		for name := range r.Judges {
-			if !seen[name] {
-				seen[name] = true
-				names = append(names, name)
+		for _, s := range r.Scores {
+			if s.Kind != record.KindLLMJudge && !seen[s.Metric] {
+				seen[s.Metric] = true
+				names = append(names, s.Metric)
 			}
 		}
 	}
@@ -192,11 +197,14 @@ type verdictColumns struct {
 func verdictKeys(recs []record.Record) verdictColumns {
 	judges := map[string]map[string]bool{}
 	for _, r := range recs {
-		for _, v := range r.Verdicts {
-			if judges[v.Metric] == nil {
-				judges[v.Metric] = map[string]bool{}
+		for _, s := range r.Scores {
+			if s.Kind != record.KindLLMJudge {
+				continue
 			}
-			judges[v.Metric][v.Judge] = true
+			if judges[s.Metric] == nil {
+				judges[s.Metric] = map[string]bool{}
+			}
+			judges[s.Metric][s.Judge] = true
 		}
 	}
 	vc := verdictColumns{shared: map[string]bool{}}
@@ -219,16 +227,19 @@ func verdictKeys(recs []record.Record) verdictColumns {
 func (vc verdictColumns) scores(r record.Record) map[string]float64 {
 	sums := map[string]float64{}
 	counts := map[string]int{}
-	for _, v := range r.Verdicts {
-		name := v.Metric
+	for _, s := range r.Scores {
+		if s.Kind != record.KindLLMJudge {
+			continue
+		}
+		name := s.Metric
 		if vc.shared[name] {
-			name += " [" + v.Judge + "]"
+			name += " [" + s.Judge + "]"
 		}
 		if _, ok := counts[name]; !ok {
 			counts[name] = 0
 		}
-		if v.Judged() && !math.IsNaN(v.Score) {
-			sums[name] += v.Score
+		if s.Judged() {
+			sums[name] += s.Value
 			counts[name]++
 		}
 	}

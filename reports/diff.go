@@ -145,8 +145,10 @@ func Diff(a, b []record.Record) *RunDiff {
 				out[m.label] = m.get(r.Retrieval)
 			}
 		}
-		for name, v := range r.Judges {
-			out[name] = v
+		for _, s := range r.Scores {
+			if s.Kind != record.KindLLMJudge {
+				out[s.Metric] = s.Value
+			}
 		}
 		for name, v := range vc.scores(r) {
 			out[name] = v

@@ -13,7 +13,7 @@ func TestErrataTable(t *testing.T) {
 	rec := func(id string, recall float64, f1 float64, failure string) record.Record {
 		r := record.Record{QuestionID: id, CorpusID: "p1", K: 10, Failure: failure,
 			Retrieval: retrieval.RetrievalScore{HasGold: !math.IsNaN(recall), RecallFlat: recall, AllAny: recall, MRR: recall},
-			Judges:    map[string]float64{"Token F1 (proxy)": f1}}
+			Scores:    []record.Score{record.ProxyScore("Token F1 (proxy)", f1)}}
 		if math.IsNaN(recall) {
 			r.Retrieval.RecallFlat, r.Retrieval.AllAny, r.Retrieval.MRR = 0, 0, 0
 		}

@@ -10,12 +10,15 @@ import (
 	"github.com/memlab/memlab/record"
 )
 
-// Verdicts returns the verdicts of records grouped by metric, metrics sorted.
+// Verdicts returns the LLM judges' scores of records (Record.Scores of
+// KindLLMJudge) as verdicts grouped by metric, metrics sorted.
 func Verdicts(recs []record.Record) (metrics []string, byMetric map[string][]judge.Verdict) {
 	byMetric = map[string][]judge.Verdict{}
 	for _, r := range recs {
-		for _, v := range r.Verdicts {
-			byMetric[v.Metric] = append(byMetric[v.Metric], v)
+		for _, s := range r.Scores {
+			if s.Kind == record.KindLLMJudge {
+				byMetric[s.Metric] = append(byMetric[s.Metric], s.Verdict())
+			}
 		}
 	}
 	for m := range byMetric {
@@ -70,9 +73,9 @@ func KnowMeTable(results []*record.Result) analysis.Table {
 			var vs []judge.Verdict
 			for _, rec := range r.Records {
 				if rec.Task == task {
-					for _, v := range rec.Verdicts {
-						if v.Metric == judge.MetricKnowMeScore {
-							vs = append(vs, v)
+					for _, s := range rec.Scores {
+						if s.Kind == record.KindLLMJudge && s.Metric == judge.MetricKnowMeScore {
+							vs = append(vs, s.Verdict())
 						}
 					}
 				}
@@ -100,19 +103,20 @@ func judgedCounts(s judge.Summary) string {
 	return out
 }
 
-// OnlyJudge returns copies of recs keeping only the verdicts of the judge
-// named judgeName, so that tables over LLM-judged metrics (JudgeTable,
+// OnlyJudge returns copies of recs keeping, of the LLM judges' scores,
+// only those of the judge named judgeName (and every exact metric and
+// proxy), so that tables over LLM-judged metrics (JudgeTable,
 // KnowMeTable) show one judge at a time after a runs.Rejudge.
 func OnlyJudge(recs []record.Record, judgeName string) []record.Record {
 	out := make([]record.Record, len(recs))
 	for i, r := range recs {
-		var vs []judge.Verdict
-		for _, v := range r.Verdicts {
-			if v.Judge == judgeName {
-				vs = append(vs, v)
+		var kept []record.Score
+		for _, s := range r.Scores {
+			if s.Kind != record.KindLLMJudge || s.Judge == judgeName {
+				kept = append(kept, s)
 			}
 		}
-		r.Verdicts, r.JudgeVerdicts = vs, nil
+		r.Scores, r.JudgeVerdicts = kept, nil
 		out[i] = r
 	}
 	return out
@@ -127,10 +131,11 @@ func JudgeAgreementTable(recs []record.Record, metric string) analysis.Table {
 		Align: []string{"l", "l", "r", "r", "r", "r", "r", "r"}}
 	scores := map[string]map[int]judge.Verdict{} // judge -> record index -> verdict
 	for i, r := range recs {
-		for _, v := range r.Verdicts {
-			if v.Metric != metric || !v.Judged() {
+		for _, s := range r.Scores {
+			if s.Kind != record.KindLLMJudge || s.Metric != metric || !s.Judged() {
 				continue
 			}
+			v := s.Verdict()
 			if scores[v.Judge] == nil {
 				scores[v.Judge] = map[int]judge.Verdict{}
 			}
@@ -191,12 +196,12 @@ func DisagreementTable(recs []record.Record, metric string) analysis.Table {
 	by := map[string]*agg{}
 	var tasks []string
 	for _, r := range recs {
-		for _, v := range r.Verdicts {
-			if v.Metric != metric {
+		for _, sc := range r.Scores {
+			if sc.Kind != record.KindLLMJudge || sc.Metric != metric {
 				continue
 			}
 			var ok []float64
-			for _, s := range v.Samples {
+			for _, s := range sc.Samples {
 				if !math.IsNaN(s) {
 					ok = append(ok, s)
 				}

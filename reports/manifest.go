@@ -104,8 +104,13 @@ func summaryMetrics(s Summary) map[string]float64 {
 	r := s.Retrieval
 	out := map[string]float64{"Recall-Flat": r.RecallFlat, "All-All": r.AllAll, "All-Any": r.AllAny, "Any-All": r.AnyAll,
 		"Any-Any": r.AnyAny, "MRR": r.MRR, "nDCG@k": r.NDCG, "questions": float64(s.Questions), "failed": float64(s.Failed)}
-	for name, m := range s.Judges {
-		out[name] = m.Value
+	for name, m := range s.Scores {
+		// The exact metrics and proxies with a value, as the manifest's
+		// format has them (the LLM-judged metrics are in each record's
+		// Values).
+		if m.Kind != record.KindLLMJudge && m.N > 0 {
+			out[name] = m.Value
+		}
 	}
 	return out
 }

@@ -122,15 +122,18 @@ func TestColumnsFromStoreMatchRecords(t *testing.T) {
 		if got := c.Metric("recall_flat")[i]; !same(got, r.Retrieval.RecallFlat) {
 			t.Errorf("Metric(recall_flat)[%d] = %v", i, got)
 		}
-		for name, v := range r.Judges {
-			if !same(c.Judges[name][i], v) {
-				t.Errorf("%s: %s = %v, record %v", r.QuestionID, name, c.Judges[name][i], v)
+		for _, s := range r.Scores {
+			if s.Kind == record.KindLLMJudge {
+				continue
+			}
+			if !same(c.Judges[s.Metric][i], s.Value) {
+				t.Errorf("%s: %s = %v, record %v", r.QuestionID, s.Metric, c.Judges[s.Metric][i], s.Value)
 			}
 		}
-		if _, ok := r.Judges[judge.MetricChoiceAccuracy]; !ok && !math.IsNaN(c.Judges[judge.MetricChoiceAccuracy][i]) {
+		if _, ok := r.Offline(judge.MetricChoiceAccuracy); !ok && !math.IsNaN(c.Judges[judge.MetricChoiceAccuracy][i]) {
 			t.Errorf("%s: choice accuracy %v for a question without one", r.QuestionID, c.Judges[judge.MetricChoiceAccuracy][i])
 		}
-		v := r.Verdicts[0]
+		v := r.Verdicts()[0]
 		got := c.Verdicts[judge.MetricKnowMeScore][i]
 		if v.Judged() && got != v.Score || !v.Judged() && !math.IsNaN(got) {
 			t.Errorf("%s: verdict column %v, verdict %+v", r.QuestionID, got, v)
@@ -158,8 +161,8 @@ func TestColumnsSplitAMetricSharedByJudges(t *testing.T) {
 		return judge.Verdict{Judge: j, Metric: judge.MetricKnowMeScore, Score: score, Failure: failure}
 	}
 	recs := []record.Record{
-		{QuestionID: "a", Verdicts: []judge.Verdict{v("official", 4, ""), v("memlab", 2, "")}},
-		{QuestionID: "b", Verdicts: []judge.Verdict{v("official", math.NaN(), judge.FailureNoJSON), v("memlab", 3, "")}},
+		{QuestionID: "a", Scores: record.VerdictScores(v("official", 4, ""), v("memlab", 2, ""))},
+		{QuestionID: "b", Scores: record.VerdictScores(v("official", math.NaN(), judge.FailureNoJSON), v("memlab", 3, ""))},
 		{QuestionID: "c"},
 	}
 	c := reports.ColumnsOf(recs)
@@ -243,20 +246,20 @@ func TestWriteCSVParsesBack(t *testing.T) {
 		if !r.Retrieval.HasGold && row[col["ndcg"]] != "" {
 			t.Errorf("%s without gold: ndcg %q, want empty", r.QuestionID, row[col["ndcg"]])
 		}
-		f1 := r.Judges[judge.MetricTokenF1]
+		f1 := runtest.Offline(r, judge.MetricTokenF1)
 		if got := num(row[col[judge.MetricTokenF1]]); !same(got, f1) {
 			t.Errorf("%s token F1 %v, record %v", r.QuestionID, got, f1)
 		}
 		if math.IsNaN(f1) {
 			emptyF1++
 		}
-		if _, ok := r.Judges[judge.MetricChoiceAccuracy]; !ok {
+		if _, ok := r.Offline(judge.MetricChoiceAccuracy); !ok {
 			emptyChoice++
 			if row[col[judge.MetricChoiceAccuracy]] != "" {
 				t.Errorf("%s: choice accuracy %q for a question without one", r.QuestionID, row[col[judge.MetricChoiceAccuracy]])
 			}
 		}
-		if v := r.Verdicts[0]; !v.Judged() {
+		if v := r.Verdicts()[0]; !v.Judged() {
 			emptyVerdict++
 			if row[col[judge.MetricKnowMeScore]] != "" {
 				t.Errorf("%s: failed verdict written as %q, want empty", r.QuestionID, row[col[judge.MetricKnowMeScore]])
@@ -327,7 +330,7 @@ func TestDiffK5K10(t *testing.T) {
 			add("All-Any", ra.Retrieval.AllAny, rb.Retrieval.AllAny)
 			add("MRR", ra.Retrieval.MRR, rb.Retrieval.MRR)
 		}
-		add(judge.MetricTokenF1, ra.Judges[judge.MetricTokenF1], rb.Judges[judge.MetricTokenF1])
+		add(judge.MetricTokenF1, runtest.Offline(ra, judge.MetricTokenF1), runtest.Offline(rb, judge.MetricTokenF1))
 	}
 	got := map[string]reports.MetricDiff{}
 	for _, m := range d.Metrics {

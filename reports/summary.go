@@ -14,10 +14,21 @@ import (
 	"github.com/memlab/memlab/retrieval"
 )
 
-// Mean is an average over the questions where a score is defined.
+// Mean is one metric's average over the questions where it is judged,
+// with the counts behind it, whatever the metric's kind.
 type Mean struct {
-	Value float64 // NaN when N == 0
-	N     int
+	// Value is the mean of the judged values on the metric's scale, NaN
+	// when N == 0 (or when the scores do not share one scale); Normalized
+	// is Value / Max (judge.Aggregate).
+	Value, Normalized float64
+	// N counts the judged scores (defined and not failed). Failed counts
+	// the scores a judge was asked for and gave none, NoReference those of
+	// questions without reference answer (counted apart); both are 0 for
+	// exact metrics and proxies, which never fail. Undefined values (NaN,
+	// e.g. evidence coverage without gold statements) are in neither.
+	N, Failed, NoReference int
+	// Kind is how the metric's scores were made.
+	Kind record.ScoreKind
 }
 
 // Summary aggregates records of one configuration, optionally of one group
@@ -36,8 +47,10 @@ type Summary struct {
 	WithGold  int
 	NoGold    int
 	Retrieval retrieval.RetrievalScore
-	// Judges maps a judge metric name to its mean over defined values.
-	Judges map[string]Mean
+	// Scores maps every metric of the scored records' Scores (exact,
+	// proxies and LLM judges) to its mean and its judged and failed
+	// counts.
+	Scores map[string]Mean
 	// ChoiceUnread counts multiple-choice outputs that could not be read
 	// (unparseable or ambiguous): failures of the reader, not wrong letters.
 	ChoiceUnread int
@@ -45,12 +58,14 @@ type Summary struct {
 
 // Summarize aggregates records. Failed records are counted and excluded;
 // questions without gold ids are counted in NoGold and excluded from the
-// retrieval means; NaN judge values are excluded from their mean.
+// retrieval means; each metric's scores are aggregated as judge.Aggregate
+// does (failed ones counted, never scored), undefined (NaN) values left
+// out.
 func Summarize(group string, recs []record.Record) Summary {
-	s := Summary{Group: group, Questions: len(recs), Judges: map[string]Mean{}}
+	s := Summary{Group: group, Questions: len(recs), Scores: map[string]Mean{}}
 	var scored []retrieval.RetrievalScore
-	sums := map[string]float64{}
-	counts := map[string]int{}
+	by := map[string][]judge.Verdict{}
+	kinds := map[string]record.ScoreKind{}
 	for _, r := range recs {
 		if s.System == "" {
 			s.System, s.Reader, s.K = r.System, r.Reader, r.K
@@ -63,27 +78,34 @@ func Summarize(group string, recs []record.Record) Summary {
 		if r.ChoiceOutcome == generate.OutcomeUnparseable || r.ChoiceOutcome == generate.OutcomeAmbiguous {
 			s.ChoiceUnread++
 		}
-		for name, v := range r.Judges {
-			if math.IsNaN(v) {
+		for _, sc := range r.Scores {
+			if _, ok := kinds[sc.Metric]; !ok {
+				kinds[sc.Metric] = sc.Kind
+			}
+			if sc.Failure == "" && math.IsNaN(sc.Value) {
+				if _, ok := by[sc.Metric]; !ok {
+					by[sc.Metric] = nil // undefined here: the metric is known, with nothing to count
+				}
 				continue
 			}
-			sums[name] += v
-			counts[name]++
+			by[sc.Metric] = append(by[sc.Metric], sc.Verdict())
 		}
 	}
 	s.Retrieval, s.WithGold, s.NoGold = retrieval.MeanRetrieval(scored)
-	for name, n := range counts {
-		s.Judges[name] = Mean{Value: sums[name] / float64(n), N: n}
+	for name, vs := range by {
+		a := judge.Aggregate(vs)
+		s.Scores[name] = Mean{Value: a.Mean, Normalized: a.Normalized, N: a.Judged, Failed: a.Failed,
+			NoReference: a.NoReference, Kind: kinds[name]}
 	}
 	return s
 }
 
-// Judge returns the mean of a judge metric, NaN with N = 0 when absent.
-func (s Summary) Judge(name string) Mean {
-	if m, ok := s.Judges[name]; ok {
+// Score returns the mean of a metric, NaN with N = 0 when absent.
+func (s Summary) Score(name string) Mean {
+	if m, ok := s.Scores[name]; ok {
 		return m
 	}
-	return Mean{Value: math.NaN()}
+	return Mean{Value: math.NaN(), Normalized: math.NaN()}
 }
 
 // SummaryOf aggregates all records of a run.
@@ -144,7 +166,7 @@ func AnswerTable(sums []Summary) analysis.Table {
 		}
 		row := []string{g, s.System, s.Reader, fmt.Sprint(s.K)}
 		for _, n := range names {
-			m := s.Judge(n)
+			m := s.Score(n)
 			if m.N == 0 {
 				row = append(row, noScore(s, n))
 				continue

@@ -73,7 +73,7 @@ func SweepTable(s *record.Sweep) analysis.Table {
 		row = append(row, ids[i], record.ShortName(sum.System), fmt.Sprint(sum.K), fmt.Sprintf("%d / %d / %d", sum.WithGold, sum.NoGold, sum.Failed),
 			analysis.Fmt(r.RecallFlat, 3), analysis.Fmt(r.AllAny, 3), analysis.Fmt(r.AnyAny, 3), analysis.Fmt(r.MRR, 3))
 		for _, m := range metrics {
-			if mean := sum.Judge(m); mean.N > 0 {
+			if mean := sum.Score(m); mean.N > 0 {
 				row = append(row, analysis.Fmt(mean.Value, 3))
 			} else {
 				row = append(row, noScore(sum, m))

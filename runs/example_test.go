@@ -41,7 +41,7 @@ func ExampleEvaluate() {
 	fmt.Println("ranked:", r.Ranked) // t3 is dated after the question: not admitted
 	s := reports.SummaryOf(res)
 	fmt.Printf("Recall-Flat@5 %.2f over %d question(s); %s %.2f\n",
-		s.Retrieval.RecallFlat, s.WithGold, judge.MetricEvidenceCoverage, s.Judge(judge.MetricEvidenceCoverage).Value)
+		s.Retrieval.RecallFlat, s.WithGold, judge.MetricEvidenceCoverage, s.Score(judge.MetricEvidenceCoverage).Value)
 	// Output:
 	// ranked: [t1]
 	// Recall-Flat@5 1.00 over 1 question(s); Evidence coverage (proxy for memory recall) 1.00

@@ -51,19 +51,20 @@ func anyRetryable(vs []judge.Verdict) bool {
 // say which judge returned which verdict (a record written before
 // JudgeVerdicts was kept).
 func judgeSpans(r record.Record, n int) (spans [][]judge.Verdict, rest []judge.Verdict, ok bool) {
+	vs := r.Verdicts()
 	if len(r.JudgeVerdicts) != n {
-		return nil, r.Verdicts, false
+		return nil, vs, false
 	}
 	off := 0
 	spans = make([][]judge.Verdict, n)
 	for i, c := range r.JudgeVerdicts {
-		if c < 0 || off+c > len(r.Verdicts) {
-			return nil, r.Verdicts, false
+		if c < 0 || off+c > len(vs) {
+			return nil, vs, false
 		}
-		spans[i] = r.Verdicts[off : off+c]
+		spans[i] = vs[off : off+c]
 		off += c
 	}
-	return spans, r.Verdicts[off:], true
+	return spans, vs[off:], true
 }
 
 // ownVerdicts is the number of r's verdicts its run's judges returned (0
@@ -73,7 +74,7 @@ func ownVerdicts(r record.Record) int {
 	for _, c := range r.JudgeVerdicts {
 		n += c
 	}
-	return min(max(n, 0), len(r.Verdicts))
+	return min(max(n, 0), len(r.Verdicts()))
 }
 
 // needsRetry reports whether a stored record of a run with n judges has a
@@ -89,7 +90,7 @@ func needsRetry(r record.Record, n int) bool {
 	}
 	spans, _, ok := judgeSpans(r, n)
 	if !ok {
-		return anyRetryable(r.Verdicts)
+		return anyRetryable(r.Verdicts())
 	}
 	for _, s := range spans {
 		if anyRetryable(s) {

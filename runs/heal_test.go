@@ -147,7 +147,7 @@ func verdictsOf(c llmtest.ChatCall) int {
 func countFailedVerdicts(recs []record.Record) int {
 	n := 0
 	for _, r := range recs {
-		for _, v := range r.Verdicts {
+		for _, v := range r.Verdicts() {
 			if !v.Judged() {
 				n++
 			}
@@ -234,7 +234,7 @@ func TestRerunHealsEveryFailedStageAndNothingElse(t *testing.T) {
 		if r.Failure != "" {
 			t.Errorf("%s still failed: %s", r.QuestionID, r.Failure)
 		}
-		for _, v := range r.Verdicts {
+		for _, v := range r.Verdicts() {
 			if !v.Judged() {
 				t.Errorf("%s: verdict %s/%s still failed: %s", r.QuestionID, v.Judge, v.Metric, v.Failure)
 			}
@@ -287,7 +287,7 @@ func TestRerunHealsRecordsWrittenBeforeJudgeVerdicts(t *testing.T) {
 	// Make the records look like an older version's.
 	broken := 0
 	for i, r := range first.Records {
-		if anyRetryable(r.Verdicts) {
+		if anyRetryable(r.Verdicts()) {
 			broken++
 		}
 		r.JudgeVerdicts = nil
@@ -311,7 +311,7 @@ func TestRerunHealsRecordsWrittenBeforeJudgeVerdicts(t *testing.T) {
 	}
 	for i, r := range second.Records {
 		if got, want := withoutCost(t, r), withoutCost(t, ref.Records[i]); got != want {
-			if len(r.JudgeVerdicts) == 0 && len(ref.Records[i].JudgeVerdicts) > 0 && !anyRetryable(first.Records[i].Verdicts) {
+			if len(r.JudgeVerdicts) == 0 && len(ref.Records[i].JudgeVerdicts) > 0 && !anyRetryable(first.Records[i].Verdicts()) {
 				continue // an untouched old record: it keeps its old form
 			}
 			t.Fatalf("healed record %s differs from a healthy run's:\n%s\n%s", r.QuestionID, got, want)
@@ -451,7 +451,7 @@ func TestCorruptCacheStopsTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range stored {
-		if r.Failure != "" || anyRetryable(r.Verdicts) {
+		if r.Failure != "" || anyRetryable(r.Verdicts()) {
 			t.Errorf("record %s was stored failed (%q): the cache's failure is not the question's", r.QuestionID, r.Failure)
 		}
 	}
@@ -467,16 +467,16 @@ func TestNeedsRetry(t *testing.T) {
 		n    int
 		want bool
 	}{
-		{"complete", record.Record{Verdicts: []judge.Verdict{ok}, JudgeVerdicts: []int{1}}, 1, false},
+		{"complete", record.Record{Scores: record.VerdictScores(ok), JudgeVerdicts: []int{1}}, 1, false},
 		{"failed read", record.Record{Failure: failReadFree + "503"}, 1, true},
-		{"failed call", record.Record{Verdicts: []judge.Verdict{failed(judge.FailureCallFailed + ": server")}, JudgeVerdicts: []int{1}}, 1, true},
-		{"unreadable reply", record.Record{Verdicts: []judge.Verdict{failed(judge.FailureNoJSON)}, JudgeVerdicts: []int{1}}, 1, true},
-		{"no rubric", record.Record{Verdicts: []judge.Verdict{failed(judge.FailureNoRubric)}, JudgeVerdicts: []int{1}}, 1, false},
-		{"no gold", record.Record{Verdicts: []judge.Verdict{failed(judge.FailureNoGold)}, JudgeVerdicts: []int{1}}, 1, false},
-		{"no reference", record.Record{Verdicts: []judge.Verdict{failed(judge.FailureNoReference)}, JudgeVerdicts: []int{1}}, 1, false},
-		{"a rejudge's failure", record.Record{Verdicts: []judge.Verdict{ok, failed(judge.FailureNoJSON)}, JudgeVerdicts: []int{1}}, 1, false},
-		{"no judges now", record.Record{Verdicts: []judge.Verdict{failed(judge.FailureNoJSON)}}, 0, false},
-		{"older record", record.Record{Verdicts: []judge.Verdict{ok, failed(judge.FailureOutOfRange)}}, 1, true},
+		{"failed call", record.Record{Scores: record.VerdictScores(failed(judge.FailureCallFailed + ": server")), JudgeVerdicts: []int{1}}, 1, true},
+		{"unreadable reply", record.Record{Scores: record.VerdictScores(failed(judge.FailureNoJSON)), JudgeVerdicts: []int{1}}, 1, true},
+		{"no rubric", record.Record{Scores: record.VerdictScores(failed(judge.FailureNoRubric)), JudgeVerdicts: []int{1}}, 1, false},
+		{"no gold", record.Record{Scores: record.VerdictScores(failed(judge.FailureNoGold)), JudgeVerdicts: []int{1}}, 1, false},
+		{"no reference", record.Record{Scores: record.VerdictScores(failed(judge.FailureNoReference)), JudgeVerdicts: []int{1}}, 1, false},
+		{"a rejudge's failure", record.Record{Scores: record.VerdictScores(ok, failed(judge.FailureNoJSON)), JudgeVerdicts: []int{1}}, 1, false},
+		{"no judges now", record.Record{Scores: record.VerdictScores(failed(judge.FailureNoJSON))}, 0, false},
+		{"older record", record.Record{Scores: record.VerdictScores(ok, failed(judge.FailureOutOfRange))}, 1, true},
 	}
 	for _, c := range cases {
 		if got := needsRetry(c.rec, c.n); got != c.want {

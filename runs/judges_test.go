@@ -53,17 +53,17 @@ func TestJudgedRunKeepsEveryVerdictAndCountsFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range res.Records {
-		if r.Failure != "" || len(r.Verdicts) != 1 || r.Answer != "It was red." {
-			t.Fatalf("record %s: failure %q, %d verdicts, answer %q", r.QuestionID, r.Failure, len(r.Verdicts), r.Answer)
+		if r.Failure != "" || len(r.Verdicts()) != 1 || r.Answer != "It was red." {
+			t.Fatalf("record %s: failure %q, %d verdicts, answer %q", r.QuestionID, r.Failure, len(r.Verdicts()), r.Answer)
 		}
 	}
-	if v := res.Records[0].Verdicts[0]; v.Score != 4 || v.Model != "m-judge" || v.RubricHash == "" || v.Reasoning != "right colour" {
+	if v := res.Records[0].Verdicts()[0]; v.Score != 4 || v.Model != "m-judge" || v.RubricHash == "" || v.Reasoning != "right colour" {
 		t.Errorf("verdict %+v", v)
 	}
-	if v := res.Records[1].Verdicts[0]; v.Judged() || v.Failure != judge.FailureOutOfRange || !strings.Contains(v.Raw, "9") {
+	if v := res.Records[1].Verdicts()[0]; v.Judged() || v.Failure != judge.FailureOutOfRange || !strings.Contains(v.Raw, "9") {
 		t.Errorf("out-of-range verdict %+v: want a failure with the raw output kept", v)
 	}
-	if v := res.Records[2].Verdicts[0]; v.Failure != judge.FailureNoReference {
+	if v := res.Records[2].Verdicts()[0]; v.Failure != judge.FailureNoReference {
 		t.Errorf("verdict of the question without reference %+v: want no_reference and no call", v)
 	}
 	md := reports.KnowMeTable([]*record.Result{res}).Markdown()
@@ -88,9 +88,9 @@ func TestUnreadChoiceIsNotAWrongLetter(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := reports.SummaryOf(res)
-	if s.ChoiceUnread != 1 || s.Judge(judge.MetricChoiceAccuracy).N != 0 {
+	if s.ChoiceUnread != 1 || s.Score(judge.MetricChoiceAccuracy).N != 0 {
 		t.Errorf("unread %d, choice accuracy over %d: an unparseable letter must be counted apart, not scored",
-			s.ChoiceUnread, s.Judge(judge.MetricChoiceAccuracy).N)
+			s.ChoiceUnread, s.Score(judge.MetricChoiceAccuracy).N)
 	}
 	if md := reports.AnswerTable([]reports.Summary{s}).Markdown(); !strings.Contains(md, "| n/a (0 read, 1 unread) |") {
 		t.Errorf("answer table:\n%s", md)

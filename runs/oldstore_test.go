@@ -103,7 +103,7 @@ func TestOldStoreOpensAndResumes(t *testing.T) {
 	}
 	failed := 0
 	for _, r := range old {
-		failed += len(r.Verdicts) - countJudged(r.Verdicts)
+		failed += len(r.Verdicts()) - countJudged(r.Verdicts())
 	}
 	if failed != 1 {
 		t.Fatalf("fixture: %d failed verdicts, want 1", failed)
@@ -130,10 +130,10 @@ func TestOldStoreOpensAndResumes(t *testing.T) {
 		t.Errorf("resume reused %d records, want %d", res.Resumed, len(old)-1)
 	}
 	for i, r := range res.Records {
-		if n := len(r.Verdicts) - countJudged(r.Verdicts); n != 0 {
+		if n := len(r.Verdicts()) - countJudged(r.Verdicts()); n != 0 {
 			t.Errorf("%s: %d verdicts still failed", r.QuestionID, n)
 		}
-		if countJudged(old[i].Verdicts) == len(old[i].Verdicts) {
+		if countJudged(old[i].Verdicts()) == len(old[i].Verdicts()) {
 			if got, want := withoutCost(t, r), withoutCost(t, old[i]); got != want {
 				t.Errorf("record %s was not to be touched:\n%s\n%s", r.QuestionID, got, want)
 			}

@@ -112,8 +112,9 @@ func Rejudge(ctx context.Context, st *runstore.Store, run string, d *datasets.Da
 				// The run's own judges' verdicts come first; a failed one of
 				// those is the run's to judge again, not the rejudge's.
 				own := ownVerdicts(rec)
+				vs := rec.Verdicts()
 				have, failed := map[string]bool{}, map[string]bool{}
-				for k, v := range rec.Verdicts {
+				for k, v := range vs {
 					have[v.Judge] = true
 					if k >= own && retryableVerdict(v) {
 						failed[v.Judge] = true
@@ -132,14 +133,14 @@ func Rejudge(ctx context.Context, st *runstore.Store, run string, d *datasets.Da
 					fresh := j.Judge(ctx, q, rec.Answer, retrieved)
 					changed = true
 					if !failed[name] {
-						rec.Verdicts = append(rec.Verdicts, fresh...)
+						vs = append(vs, fresh...)
 						continue
 					}
 					// Judged again: the new verdicts take the place of the
 					// old ones.
-					out := rec.Verdicts[:own:own]
+					out := vs[:own:own]
 					placed := false
-					for _, v := range rec.Verdicts[own:] {
+					for _, v := range vs[own:] {
 						switch {
 						case v.Judge != name:
 							out = append(out, v)
@@ -147,11 +148,12 @@ func Rejudge(ctx context.Context, st *runstore.Store, run string, d *datasets.Da
 							out, placed = append(out, fresh...), true
 						}
 					}
-					rec.Verdicts = out
+					vs = out
 				}
 				if !changed || ctx.Err() != nil {
 					continue
 				}
+				rec.SetVerdicts(vs)
 				if err := st.Rewrite(ctx, info.ID, order[key], rec); err != nil {
 					mu.Lock()
 					if firstErr == nil {

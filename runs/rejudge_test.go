@@ -113,7 +113,7 @@ func rejudgeOn(t *testing.T, d *datasets.Dataset, kind judgeKind) {
 			t.Fatalf("%s: the answer changed", r.QuestionID)
 		}
 		var a, b int
-		for _, v := range r.Verdicts {
+		for _, v := range r.Verdicts() {
 			switch v.Judge {
 			case "judge-a":
 				a++
@@ -155,7 +155,7 @@ func rejudgeOn(t *testing.T, d *datasets.Dataset, kind judgeKind) {
 
 func countJudge(r record.Record, name string) int {
 	n := 0
-	for _, v := range r.Verdicts {
+	for _, v := range r.Verdicts() {
 		if v.Judge == name {
 			n++
 		}

@@ -55,10 +55,10 @@ func TestRepeatedJudgeAggregatesAndReportsDisagreement(t *testing.T) {
 		t.Fatalf("%d judge calls, want 3 per question (%d)", got, 3*len(sub.Questions))
 	}
 	for _, r := range res.Records {
-		if len(r.Verdicts) != 1 || len(r.Verdicts[0].Samples) != 3 {
-			t.Fatalf("%s: verdicts %+v", r.QuestionID, r.Verdicts)
+		if len(r.Verdicts()) != 1 || len(r.Verdicts()[0].Samples) != 3 {
+			t.Fatalf("%s: verdicts %+v", r.QuestionID, r.Verdicts())
 		}
-		v := r.Verdicts[0]
+		v := r.Verdicts()[0]
 		if want := majority(v.Samples); v.Score != want || !v.Judged() || v.Attempts != 3 {
 			t.Errorf("%s: score %v from samples %v, want %v", r.QuestionID, v.Score, v.Samples, want)
 		}

@@ -61,7 +61,6 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 		QuestionID: q.ID, CorpusID: q.CorpusID, Task: q.Task, Dimension: q.Dimension,
 		System: cfg.System.Name(), Reader: cfg.Reader.Name(), K: cfg.K,
 		Visible: len(d.Visible(q)), Correct: q.Correct,
-		Judges: map[string]float64{},
 	}
 	var readTally, judgeTally llm.Tally
 	readCtx, judgeCtx := llm.WithTally(ctx, &readTally), llm.WithTally(ctx, &judgeTally)
@@ -80,7 +79,7 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 		return rec
 	}
 	rec.Hits = hits
-	rec.Ranked, rec.Scores = rankTraces(hits, cfg.K)
+	rec.Ranked, rec.RankScores = rankTraces(hits, cfg.K)
 	rec.Retrieval = retrieval.ScoreRetrieval(rec.Ranked, q.Evidence, cfg.K)
 
 	passages := passagesOf(q, hits, media)
@@ -97,14 +96,14 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 			statements = append(statements, g.Statement)
 		}
 	}
-	rec.Judges[judge.MetricEvidenceCoverage] = judge.EvidenceCoverage(statements, context.String())
+	rec.SetOffline(record.ProxyScore(judge.MetricEvidenceCoverage, judge.EvidenceCoverage(statements, context.String())))
 
 	switch {
 	case !q.IsMultipleChoice():
 	case prev != nil && choiceReadOK(*prev):
 		rec.Choice, rec.ChoiceOutcome = prev.Choice, prev.ChoiceOutcome
-		if v, ok := prev.Judges[judge.MetricChoiceAccuracy]; ok {
-			rec.Judges[judge.MetricChoiceAccuracy] = v
+		if s, ok := prev.Offline(judge.MetricChoiceAccuracy); ok {
+			rec.SetOffline(s)
 		}
 	default:
 		a, err := cfg.Reader.Answer(readCtx, q, passages)
@@ -118,9 +117,9 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 			// A recorded failure of the reader, not a wrong letter: counted
 			// apart (Summary.ChoiceUnread), left out of choice accuracy.
 		case judge.ChoiceCorrect(a.Choice, q.Correct):
-			rec.Judges[judge.MetricChoiceAccuracy] = 1
+			rec.SetOffline(record.ExactScore(judge.MetricChoiceAccuracy, 1))
 		default:
-			rec.Judges[judge.MetricChoiceAccuracy] = 0
+			rec.SetOffline(record.ExactScore(judge.MetricChoiceAccuracy, 0))
 		}
 	}
 
@@ -137,6 +136,12 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 		}
 	}
 	rec.Answer, rec.AnswerTraceIDs, rec.Abstained = a.Text, a.TraceIDs, a.Abstained
+	f1, rouge := math.NaN(), math.NaN()
+	if q.Answer != "" {
+		f1, rouge = judge.TokenF1(a.Text, q.Answer), judge.RougeL(a.Text, q.Answer)
+	}
+	rec.SetOffline(record.ProxyScore(judge.MetricTokenF1, f1))
+	rec.SetOffline(record.ProxyScore(judge.MetricRougeL, rouge))
 	// The verdicts prev keeps: per judge of the run, and after them a
 	// Rejudge's (all of them, unsplit, in a record older than
 	// JudgeVerdicts).
@@ -146,6 +151,7 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 	if prev != nil && prev.Failure == "" {
 		spans, rest, split = judgeSpans(*prev, len(cfg.Judges))
 	}
+	var verdicts []judge.Verdict
 	if len(cfg.Judges) > 0 {
 		retrieved := make([]string, len(passages))
 		for i, p := range passages {
@@ -159,22 +165,16 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 			} else {
 				vs = j.Judge(judgeCtx, q, a.Text, retrieved)
 			}
-			rec.Verdicts = append(rec.Verdicts, vs...)
+			verdicts = append(verdicts, vs...)
 			rec.JudgeVerdicts[i] = len(vs)
 		}
 	}
 	if split {
-		rec.Verdicts = append(rec.Verdicts, rest...)
+		verdicts = append(verdicts, rest...)
 	} else {
-		rec.Verdicts = mergeVerdicts(rec.Verdicts, rest)
+		verdicts = mergeVerdicts(verdicts, rest)
 	}
-	if q.Answer != "" {
-		rec.Judges[judge.MetricTokenF1] = judge.TokenF1(a.Text, q.Answer)
-		rec.Judges[judge.MetricRougeL] = judge.RougeL(a.Text, q.Answer)
-	} else {
-		rec.Judges[judge.MetricTokenF1] = math.NaN()
-		rec.Judges[judge.MetricRougeL] = math.NaN()
-	}
+	rec.SetVerdicts(verdicts)
 	return rec
 }
 

@@ -44,20 +44,20 @@ func TestEvaluateFlatRespectsAdmissionAndScores(t *testing.T) {
 	if r.Retrieval.RecallFlat != 1 || !r.Retrieval.HasGold {
 		t.Errorf("retrieval = %+v, want recall 1 with gold", r.Retrieval)
 	}
-	if got := r.Judges[judge.MetricChoiceAccuracy]; got != 1 || r.Choice != "A" {
+	if got := runtest.Offline(r, judge.MetricChoiceAccuracy); got != 1 || r.Choice != "A" {
 		t.Errorf("choice %q accuracy %v, want A and 1", r.Choice, got)
 	}
-	if got := r.Judges[judge.MetricEvidenceCoverage]; got != 1 {
+	if got := runtest.Offline(r, judge.MetricEvidenceCoverage); got != 1 {
 		t.Errorf("evidence coverage = %v, want 1", got)
 	}
 	q2 := res.Records[1]
 	if q2.Retrieval.HasGold {
 		t.Error("q2 has no gold ids but HasGold is true")
 	}
-	if !math.IsNaN(q2.Judges[judge.MetricEvidenceCoverage]) {
-		t.Errorf("q2 evidence coverage = %v, want NaN (no statements)", q2.Judges[judge.MetricEvidenceCoverage])
+	if !math.IsNaN(runtest.Offline(q2, judge.MetricEvidenceCoverage)) {
+		t.Errorf("q2 evidence coverage = %v, want NaN (no statements)", runtest.Offline(q2, judge.MetricEvidenceCoverage))
 	}
-	if _, ok := q2.Judges[judge.MetricChoiceAccuracy]; ok {
+	if _, ok := q2.Offline(judge.MetricChoiceAccuracy); ok {
 		t.Error("q2 is not multiple choice but has a choice accuracy")
 	}
 
@@ -65,7 +65,7 @@ func TestEvaluateFlatRespectsAdmissionAndScores(t *testing.T) {
 	if s.WithGold != 1 || s.NoGold != 1 || s.Failed != 0 || s.Questions != 2 {
 		t.Errorf("summary counts = %+v", s)
 	}
-	if m := s.Judge(judge.MetricEvidenceCoverage); m.N != 1 || m.Value != 1 {
+	if m := s.Score(judge.MetricEvidenceCoverage); m.N != 1 || m.Value != 1 {
 		t.Errorf("evidence coverage mean = %+v, want 1 over 1 (NaN excluded)", m)
 	}
 }
@@ -84,7 +84,7 @@ func TestEvaluateCountsFailuresApart(t *testing.T) {
 	if s.Failed != 1 || s.WithGold != 0 {
 		t.Errorf("failed = %d with gold = %d, want 1 and 0", s.Failed, s.WithGold)
 	}
-	if m := s.Judge(judge.MetricChoiceAccuracy); m.N != 0 || !math.IsNaN(m.Value) {
+	if m := s.Score(judge.MetricChoiceAccuracy); m.N != 0 || !math.IsNaN(m.Value) {
 		t.Errorf("choice accuracy over a failed question = %+v, want none (never scored as 0)", m)
 	}
 	tb := reports.AnswerTable([]reports.Summary{s}).Markdown()

@@ -23,7 +23,7 @@ import (
 
 // SchemaVersion is the version of the run store's layout. Opening an
 // older file migrates it; a newer one is an error.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // migrations[v] upgrades a run store from schema version v to v+1.
 var migrations = []string{
@@ -51,7 +51,7 @@ CREATE TABLE records (
 	ord         INTEGER NOT NULL,     -- position of the question in the dataset
 	failure     TEXT NOT NULL,
 	latency_us  INTEGER NOT NULL,
-	data        TEXT NOT NULL,        -- record.Marshal
+	data        TEXT NOT NULL,        -- record.Marshal (in records.format, schema 3)
 	written_at  INTEGER NOT NULL,
 	PRIMARY KEY (run_id, question_id)
 );
@@ -73,6 +73,12 @@ CREATE TABLE failures (
 ALTER TABLE runs ADD COLUMN meter TEXT NOT NULL DEFAULT '{}';   -- retrieval.Meter, summed over sessions
 ALTER TABLE runs ADD COLUMN sessions INTEGER NOT NULL DEFAULT 0; -- times the run was started or resumed
 ALTER TABLE runs ADD COLUMN run_seconds REAL NOT NULL DEFAULT 0; -- wall time summed over sessions
+`,
+	// 2 -> 3: the JSON format of each record's data (record.JSONFormat): 1 held the
+	// scores in a judges map and a verdicts list, 2 in one scores list. Open rewrites
+	// the rows of format 1 in the current format (upgradeRecords).
+	2: `
+ALTER TABLE records ADD COLUMN format INTEGER NOT NULL DEFAULT 1;
 `,
 }
 
@@ -127,12 +133,64 @@ func Open(path string) (*Store, error) {
 	s := &Store{path: abs, db: db}
 	s.wmu.Lock()
 	_, err = sqlitedb.Migrate(context.Background(), db, "run store", migrations)
+	if err == nil {
+		err = s.upgradeRecords(context.Background())
+	}
 	s.wmu.Unlock()
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("runstore: open store %q: %w", path, explainStore(abs, err))
 	}
 	return s, nil
+}
+
+// upgradeRecords rewrites the records stored in an older JSON format
+// (records.format below record.JSONFormat) in the current one, in one
+// transaction: what the code of schema 2 wrote is read by record.Unmarshal
+// and written by record.Marshal, losing nothing. An interrupted upgrade
+// leaves old rows, which Unmarshal still reads, for the next Open.
+func (s *Store) upgradeRecords(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT run_id, question_id, data FROM records WHERE format < ?`, record.JSONFormat)
+	if err != nil {
+		return fmt.Errorf("upgrade records: %w", err)
+	}
+	type row struct{ run, qid, data string }
+	var old []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.run, &r.qid, &r.data); err != nil {
+			rows.Close()
+			return fmt.Errorf("upgrade records: %w", err)
+		}
+		old = append(old, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("upgrade records: %w", err)
+	}
+	if len(old) == 0 {
+		return nil
+	}
+	for _, r := range old {
+		rec, err := record.Unmarshal([]byte(r.data))
+		if err != nil {
+			return fmt.Errorf("upgrade record %q of run %s: %w", r.qid, r.run, err)
+		}
+		data, err := record.Marshal(rec)
+		if err != nil {
+			return fmt.Errorf("upgrade record %q of run %s: %w", r.qid, r.run, err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE records SET data = ?, format = ? WHERE run_id = ? AND question_id = ?`,
+			string(data), record.JSONFormat, r.run, r.qid); err != nil {
+			return fmt.Errorf("upgrade record %q of run %s: %w", r.qid, r.run, err)
+		}
+	}
+	return tx.Commit()
 }
 
 // OpenReadOnly opens the existing run store at path for reading
@@ -650,11 +708,11 @@ func (s *Store) Put(ctx context.Context, id string, ord, attempt int, rec record
 	}
 	defer tx.Rollback()
 	now := time.Now().UnixMilli()
-	_, err = tx.ExecContext(ctx, `INSERT INTO records (run_id, question_id, ord, failure, latency_us, data, written_at, attempts, code_version)
-		VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(run_id, question_id) DO UPDATE SET ord = excluded.ord, failure = excluded.failure,
+	_, err = tx.ExecContext(ctx, `INSERT INTO records (run_id, question_id, ord, failure, latency_us, data, written_at, attempts, code_version, format)
+		VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(run_id, question_id) DO UPDATE SET ord = excluded.ord, failure = excluded.failure,
 		latency_us = excluded.latency_us, data = excluded.data, written_at = excluded.written_at, attempts = excluded.attempts,
-		code_version = excluded.code_version`,
-		id, rec.QuestionID, ord, rec.Failure, rec.Latency.Microseconds(), string(data), now, attempt, record.CodeVersion())
+		code_version = excluded.code_version, format = excluded.format`,
+		id, rec.QuestionID, ord, rec.Failure, rec.Latency.Microseconds(), string(data), now, attempt, record.CodeVersion(), record.JSONFormat)
 	if err == nil && rec.Failure != "" {
 		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO failures (run_id, question_id, attempt, failure, at, code_version)
 			VALUES (?,?,?,?,?,?)`, id, rec.QuestionID, attempt, rec.Failure, now, record.CodeVersion())
@@ -680,8 +738,8 @@ func (s *Store) Rewrite(ctx context.Context, id string, ord int, rec record.Reco
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	res, err := s.db.ExecContext(ctx, `UPDATE records SET data = ?, ord = ?, written_at = ? WHERE run_id = ? AND question_id = ?`,
-		string(data), ord, time.Now().UnixMilli(), id, rec.QuestionID)
+	res, err := s.db.ExecContext(ctx, `UPDATE records SET data = ?, format = ?, ord = ?, written_at = ? WHERE run_id = ? AND question_id = ?`,
+		string(data), record.JSONFormat, ord, time.Now().UnixMilli(), id, rec.QuestionID)
 	if err == nil {
 		if n, _ := res.RowsAffected(); n != 1 {
 			err = fmt.Errorf("no stored record")

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -172,4 +173,74 @@ func TestRunStopsCleanlyWhenTheStoreIsFull(t *testing.T) {
 	}
 	ref, _ := runs.Run(context.Background(), d, cfg, runs.Options{NoStore: true})
 	runtest.SameRecords(t, again.Records, ref.Records)
+}
+
+// TestStoreUpgradesSchema2Records opens the fixture store written by the
+// code of schema 2 (../runs/testdata, records with a judges map and
+// verdicts): the schema is the current one, every record row is rewritten
+// in the current JSON format (none is left in format 1), and the records
+// read back the same as before the upgrade.
+func TestStoreUpgradesSchema2Records(t *testing.T) {
+	const fixture = "../runs/testdata/store-schema2.db"
+	src, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "old.db")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The records as the old rows decode (record.Unmarshal reads format 1).
+	db, _, err := sqlitedb.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before []record.Record
+	rows, err := db.Query(`SELECT data FROM records ORDER BY ord`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var data string
+		if err := rows.Scan(&data); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(data, `"judges"`) || strings.Contains(data, `"format"`) {
+			t.Fatalf("the fixture's row is not of format 1: %.200s", data)
+		}
+		r, err := record.Unmarshal([]byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before = append(before, r)
+	}
+	rows.Close()
+	db.Close()
+
+	st, err := runstore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var v string
+	if err := st.DB().QueryRow(`SELECT value FROM meta WHERE name = 'schema_version'`).Scan(&v); err != nil || v != fmt.Sprint(runstore.SchemaVersion) {
+		t.Fatalf("schema version %q (%v), want %d", v, err, runstore.SchemaVersion)
+	}
+	var old, all int
+	if err := st.DB().QueryRow(`SELECT count(*) FILTER (WHERE format <> ? OR data NOT LIKE '{"format":2,%'), count(*) FROM records`,
+		record.JSONFormat).Scan(&old, &all); err != nil {
+		t.Fatal(err)
+	}
+	if old != 0 || all != len(before) || all == 0 {
+		t.Errorf("%d of %d records not in format %d after the upgrade (want 0 of %d)", old, all, record.JSONFormat, len(before))
+	}
+	runs, err := st.Runs()
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("%d runs (%v), want 1", len(runs), err)
+	}
+	after, err := st.Records(runs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtest.SameRecords(t, after, before)
 }

@@ -82,8 +82,8 @@ func TestRejudgeCommand(t *testing.T) {
 	defer st.Close()
 	recs, _ := st.Records(res.ID)
 	for _, r := range recs {
-		if len(r.Verdicts) != 1 || r.Verdicts[0].Judge != "judge-x" || r.Verdicts[0].Score != 2 {
-			t.Fatalf("%s: verdicts %+v", r.QuestionID, r.Verdicts)
+		if len(r.Verdicts()) != 1 || r.Verdicts()[0].Judge != "judge-x" || r.Verdicts()[0].Score != 2 {
+			t.Fatalf("%s: verdicts %+v", r.QuestionID, r.Verdicts())
 		}
 	}
 	if code, _, stderr := memlab(t, "rejudge", "-store", store, "-data", "sample", res.ID); code != 2 || !strings.Contains(stderr, "-name") {

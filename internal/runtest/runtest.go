@@ -152,3 +152,12 @@ func (j LengthJudge) Judge(_ context.Context, q datasets.Question, answer string
 	v.Score = float64(len(answer) % 6)
 	return []judge.Verdict{v}
 }
+
+// Offline is the value of r's exact metric or proxy named metric
+// (Record.Offline), NaN when r has none.
+func Offline(r record.Record, metric string) float64 {
+	if s, ok := r.Offline(metric); ok {
+		return s.Value
+	}
+	return math.NaN()
+}
