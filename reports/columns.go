@@ -254,6 +254,47 @@ func (vc verdictColumns) scores(r record.Record) map[string]float64 {
 	return out
 }
 
+// metricCounts counts, over recs, the scored records where the metric of
+// column name (Columns.Metric; col is that column) has a value (judged),
+// those whose scores of that metric all failed (failed) and those whose
+// scores are all of questions without reference answer (noRef).
+func metricCounts(recs []record.Record, col []float64, name string) (judged, failed, noRef int) {
+	vc := verdictKeys(recs)
+	for i, r := range recs {
+		if r.Failure != "" {
+			continue
+		}
+		if !math.IsNaN(col[i]) {
+			judged++
+			continue
+		}
+		f, nr, other := 0, 0, 0
+		for _, s := range r.Scores {
+			n := s.Metric
+			if s.Kind == record.KindLLMJudge && vc.shared[n] {
+				n += " [" + s.Judge + "]"
+			}
+			switch {
+			case n != name:
+			case s.NoReference():
+				nr++
+			case s.Failed():
+				f++
+			default:
+				other++
+			}
+		}
+		switch {
+		case other > 0:
+		case f > 0:
+			failed++
+		case nr > 0:
+			noRef++
+		}
+	}
+	return judged, failed, noRef
+}
+
 // csvFloat formats a score for CSV: NaN is an empty cell, infinities
 // "+Inf"/"-Inf", else the shortest decimal that reads back the same.
 func csvFloat(x float64) string {

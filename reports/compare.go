@@ -52,6 +52,13 @@ type CompareCell struct {
 	// (NaN for the baseline itself); N how many they are.
 	Delta float64
 	N     int
+	// Judged counts the run's questions with a value of the metric (as
+	// Mean.N); Failed those where a judge was asked and every score of the
+	// metric failed, NoReference those left unjudged for lack of a
+	// reference answer. Failed records are in neither (the "records"
+	// column counts them); exact metrics, proxies and retrieval metrics
+	// never fail.
+	Judged, Failed, NoReference int
 	// Test names the paired test ("McNemar exact" for 0/1 metrics, "paired
 	// permutation" otherwise); P its two-sided p-value and PHolm the
 	// p-value adjusted by Holm over every comparison of the table.
@@ -123,6 +130,7 @@ func Compare(results []*record.Result, opts CompareOptions) (*Comparison, error)
 				return nil, fmt.Errorf("reports: compare: run %s (%s) has no metric %q", res.ID, res.Label, m)
 			}
 			cell := CompareCell{Run: res.Label, Metric: m, Delta: math.NaN(), P: math.NaN(), PHolm: math.NaN()}
+			cell.Judged, cell.Failed, cell.NoReference = metricCounts(res.Records, x, m)
 			if opts.ClusterByPersona {
 				cell.Mean = analysis.BootstrapMeanClustered(x, cols.CorpusID, opts.Level, opts.Resamples, opts.Seed)
 			} else {
