@@ -1,13 +1,26 @@
 // Package record holds what runs produce, as plain data: the Record of one
-// question (the ranked trace ids with their scores, the retrieval metrics,
-// the context given to the reader, the answers, every judge score and
-// verdict, the failure, latency and model usage), the Result of one run
+// question (the ranked trace ids with their retrieval scores, the
+// retrieval metrics, the context given to the reader, the answers, its
+// Scores, the failure, latency and model usage), the Result of one run
 // (its records, its Spec and the system's Meter), the Spec that identifies
 // a run (its hash is the run id), and the record's JSON form (Marshal,
-// Unmarshal, WriteJSONL: the run store's and the JSONL export's). Beside
-// them: the Estimate of a dry run, the Sweep of runs over a parameter grid
-// (Axis, Grid), the Calibration of a judge, and the running code's version
-// (CodeVersion), recorded with every run.
+// Unmarshal, WriteJSONL: the run store's and the JSONL export's; format 2,
+// JSONFormat, and format 1 read). Beside them: the Estimate of a dry run,
+// the Sweep of runs over a parameter grid (Axis, Grid), the Calibration of
+// a judge, and the running code's version (CodeVersion), recorded with
+// every run.
+//
+// # Scores
+//
+// A record's answer scores are one list, Record.Scores, whatever made
+// them: each Score has its metric, value, scale (Min, Max) and Kind
+// (KindExact: choice accuracy; KindProxy: the offline proxies, always
+// under their own proxy names; KindLLMJudge: an LLM judge's verdict, with
+// the judge's name, model and prompt hash, its explanation, raw reply,
+// attempts, repeated samples and failure). Every reader of scores reads
+// this list; Offline and SetOffline, Verdicts and SetVerdicts are views of
+// it (Verdicts are the LLM judges' scores as judge.Verdict, in order, which
+// Record.JudgeVerdicts splits by judge for a rerun's healing).
 //
 // Making records is package runs' work, storing them package runstore's,
 // turning them into tables package reports', and writing them in the

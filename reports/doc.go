@@ -12,7 +12,11 @@
 // the reproducibility manifest (NewManifest, Reproduce).
 //
 // Every function reads records or results only: nothing here runs a
-// model, a memory system or a store.
+// model, a memory system or a store. Scores are read from Record.Scores
+// whatever their kind: every summary (Summary.Scores), breakdown and
+// comparison cell counts, for every metric, the questions judged and
+// failed (and without reference answer), proxies and exact metrics
+// included (they never fail).
 //
 // # Files
 //

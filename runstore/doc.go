@@ -4,7 +4,10 @@
 // resumes where it stopped and a finished one makes no model call.
 //
 // Open creates or migrates a store (SchemaVersion; older files are
-// migrated, newer ones refused), OpenReadOnly reads one on read-only media.
+// migrated, newer ones refused; schema 3 keeps each record's JSON format,
+// and Open rewrites the records of format 1, judge values and verdicts
+// apart, in record.JSONFormat, one list of scores), OpenReadOnly reads one
+// on read-only media.
 // Runs, Run (by id, id prefix or label), Records, Failures and Delete read
 // and manage what it holds. A run being executed holds a Lease (Begin,
 // Release): another live process cannot run the same run at once, and a
