@@ -45,9 +45,10 @@ type Record struct {
 	// exact metrics (choice accuracy) and offline proxies (token F1,
 	// ROUGE-L, evidence coverage) under their own names, and the LLM
 	// judges' verdicts, judged or failed, each with its judge, model,
-	// prompt hash, explanation and raw reply. Offline and SetOffline read
-	// and set an exact metric or proxy, Verdicts and SetVerdicts the LLM
-	// judges' scores (in order).
+	// prompt hash, explanation and raw reply. The exact metrics and
+	// proxies come first, sorted by name, then the LLM judges' scores in
+	// their order. Offline and SetOffline read and set an exact metric or
+	// proxy, Verdicts and SetVerdicts the LLM judges' scores.
 	Scores []Score
 	// JudgeVerdicts is how many LLM-judge scores (Verdicts) each of the
 	// run's judges (runs.Config.Judges, in order) returned: Verdicts holds

@@ -128,18 +128,19 @@ func (r Record) Offline(metric string) (s Score, ok bool) {
 }
 
 // SetOffline sets the score of an exact metric or proxy (s.Kind not
-// KindLLMJudge), replacing r's score of the same metric and kind; a new
-// one goes after the other exact metrics and proxies, before the LLM
-// judges' scores (Scores keeps them first).
+// KindLLMJudge), replacing r's score of the same metric and kind. Scores
+// keeps the exact metrics and proxies first, sorted by metric name (as
+// Unmarshal reads format 1), then the LLM judges' scores in their order.
 func (r *Record) SetOffline(s Score) {
 	at := len(r.Scores)
-	for i := range r.Scores {
-		if r.Scores[i].Kind == s.Kind && r.Scores[i].Metric == s.Metric {
+	for i, x := range r.Scores {
+		if x.Kind == s.Kind && x.Metric == s.Metric {
 			r.Scores[i] = s
 			return
 		}
-		if r.Scores[i].Kind == KindLLMJudge && at == len(r.Scores) {
+		if x.Kind == KindLLMJudge || x.Metric > s.Metric {
 			at = i
+			break
 		}
 	}
 	r.Scores = slices.Insert(r.Scores, at, s)

@@ -65,8 +65,8 @@ func fixtureTables(res *record.Result) string {
 // TestOldStoreOpensAndResumes opens a store written by the code of schema
 // 2 (a committed fixture with one failed verdict, a server error), shows
 // the same tables that code showed, and resumes the run: the rerun makes
-// exactly one model call (the failed judge call), heals that verdict and
-// leaves every other score as it was.
+// exactly one model call (the failed judge call) and no retrieval, heals
+// that verdict and leaves every other record as it was.
 func TestOldStoreOpensAndResumes(t *testing.T) {
 	srv, err := llmtest.Start(llmtest.Options{Responder: healResponder,
 		Faults: llmtest.Faults{Script: []llmtest.Fault{{Call: 2, Kind: llmtest.FaultServerError}}}})
@@ -116,6 +116,8 @@ func TestOldStoreOpensAndResumes(t *testing.T) {
 	}
 	t.Cleanup(healthy.Close)
 	d, cfg := fixtureRun(t, healthy)
+	sys := &countingSystem{System: cfg.System}
+	cfg.System = sys
 	res, err := Run(context.Background(), d, cfg, Options{Store: st, Quiet: true})
 	if err != nil {
 		t.Fatal(err)
@@ -125,6 +127,9 @@ func TestOldStoreOpensAndResumes(t *testing.T) {
 	}
 	if got := healthy.Stats().Total; got != 1 {
 		t.Errorf("resume made %d model calls, want 1 (the failed verdict's judge call)", got)
+	}
+	if got := sys.calls(); got != 0 {
+		t.Errorf("resume retrieved %d times, want 0: every retrieval had succeeded", got)
 	}
 	if res.Resumed != len(old)-1 {
 		t.Errorf("resume reused %d records, want %d", res.Resumed, len(old)-1)
@@ -137,6 +142,14 @@ func TestOldStoreOpensAndResumes(t *testing.T) {
 			if got, want := withoutCost(t, r), withoutCost(t, old[i]); got != want {
 				t.Errorf("record %s was not to be touched:\n%s\n%s", r.QuestionID, got, want)
 			}
+			continue
+		}
+		// The healed record: only its verdicts changed.
+		x, y := r, old[i]
+		x.SetVerdicts(nil)
+		y.SetVerdicts(nil)
+		if got, want := withoutCost(t, x), withoutCost(t, y); got != want {
+			t.Errorf("healed record %s changed beyond its verdicts:\n%s\n%s", r.QuestionID, got, want)
 		}
 	}
 }
