@@ -18,7 +18,7 @@ func init() {
 		"LeaseTimeout":  reflect.ValueOf(&runstore.LeaseTimeout).Elem(),
 		"Open":          reflect.ValueOf(runstore.Open),
 		"OpenReadOnly":  reflect.ValueOf(runstore.OpenReadOnly),
-		"SchemaVersion": reflect.ValueOf(constant.MakeFromLiteral("2", token.INT, 0)),
+		"SchemaVersion": reflect.ValueOf(constant.MakeFromLiteral("3", token.INT, 0)),
 
 		// type definitions
 		"Attempt": reflect.ValueOf((*runstore.Attempt)(nil)),
