@@ -74,7 +74,7 @@ func Parse(path string) (*Notebook, error) {
 
 var (
 	markerRE = regexp.MustCompile(`^//\s?%%(\s.*)?$`)
-	tagsRE   = regexp.MustCompile(`\btags\s*=\s*(\[[^\]]*\])`)
+	tagsRE   = regexp.MustCompile(`(?:^|\s)tags\s*=\s*(\[[^\]]*\])`)
 	typeRE   = regexp.MustCompile(`^\[([a-zA-Z-]+)\]`)
 )
 
@@ -183,7 +183,8 @@ func parseMarker(rest string) (*Cell, error) {
 				c.Tags = append(c.Tags, t)
 			}
 		}
-		rest = strings.TrimSpace(rest[:m[0]] + rest[m[1]:])
+		// The words on either side stay words: "a tags=[] b" is titled "a b".
+		rest = strings.TrimSpace(strings.TrimSpace(rest[:m[0]]) + " " + strings.TrimSpace(rest[m[1]:]))
 	}
 	c.Title = rest
 	return c, nil
