@@ -122,8 +122,14 @@ func TestOldStoreOpensAndResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.ID != id {
-		t.Fatalf("resumed run id %s, want the fixture's %s", res.ID, id)
+	// The fixture's run is stored under its legacy id (it was written
+	// before component specs): it is adopted under the new id, not asked
+	// again.
+	if res.ID != res.Spec.ID() || res.Spec.LegacyID() != id {
+		t.Fatalf("resumed run id %s (legacy id %s), want the fixture's run %s adopted", res.ID, res.Spec.LegacyID(), id)
+	}
+	if _, err := st.Run(id); err == nil {
+		t.Errorf("the fixture's legacy id %s is still in the store", id)
 	}
 	if got := healthy.Stats().Total; got != 1 {
 		t.Errorf("resume made %d model calls, want 1 (the failed verdict's judge call)", got)

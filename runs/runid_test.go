@@ -20,8 +20,9 @@ import (
 // configs through runs.SpecOf and logging Spec.ID() and Spec.JSON(): one
 // offline (flat BM25, the extractive reader, k = 5), one with a model
 // reader and two LLM judges (one renamed) on a fixed endpoint, and
-// notebook parameters. A change to either is a change of every existing
-// run's id: its stored records would no longer be resumed.
+// notebook parameters. Since component specs they are the legacy ids
+// (record.Spec.LegacyID), by which a run stored before them is found and
+// adopted: a change to either would make every such run be asked again.
 func TestRunIDsOfExistingStoresStayTheSame(t *testing.T) {
 	d, err := datasets.Sample()
 	if err != nil {
@@ -60,10 +61,10 @@ func TestRunIDsOfExistingStoresStayTheSame(t *testing.T) {
 			`{"dataset":"sample","fingerprint":"5aca6d877c18191db3a5dda90e66b716209e1dde7b472637366dd473ce70a599","questions":54,"questions_hash":"6f614b014c6e4841","system":"flat-bm25","reader":"model-reader(backbone:reader-a,free=97166dc2675a,mc=fd21e206fe4f,knowme=616a4ff8d2f6) reader-a@e(http://127.0.0.1:9/v1)","k":10,"judges":["knowme/memlab target=judge-a@e(http://127.0.0.1:9/v1),retries=2,max_tokens=0,text=false,prompts=c56075bea5546e35","qa-b target=judge-b@e(http://127.0.0.1:9/v1),retries=2,max_tokens=0,text=false,prompts=b71d5e231b37c138"],"params":{"embedder":"lsa","seed":"7"}}`},
 	} {
 		spec := runs.SpecOf(d, tc.cfg)
-		if got := spec.JSON(); got != tc.json {
-			t.Errorf("%s: spec changed:\n got %s\nwant %s", tc.name, got, tc.json)
+		if got := spec.LegacyJSON(); got != tc.json {
+			t.Errorf("%s: legacy spec changed:\n got %s\nwant %s", tc.name, got, tc.json)
 		}
-		if got := spec.ID(); got != tc.id {
+		if got := spec.LegacyID(); got != tc.id {
 			t.Errorf("%s: run id %s, want %s: every stored run of this config would be asked again", tc.name, got, tc.id)
 		}
 	}

@@ -523,8 +523,10 @@ func holderAlive(owner string, hb time.Time, now time.Time) bool {
 	return true
 }
 
-// Begin records spec as run spec.ID() (when new), checks that a stored
-// run of that id has the same spec, and takes its lease, renewed in the
+// Begin records spec as run spec.ID() (when new; a run stored under the
+// config's legacy id, record.Spec.LegacyID, is re-keyed to spec.ID() and
+// resumed), checks that a stored run of that id has the same spec, and
+// takes its lease, renewed in the
 // background until Release. Another live process holding the lease makes
 // it fail with ErrRunBusy or, with wait, wait for it (until ctx ends).
 // Label names the run in listings (the latest start sets it).
@@ -565,6 +567,15 @@ func (s *Store) tryBegin(ctx context.Context, id string, spec record.Spec, label
 	var stored, holder string
 	var hb int64
 	err = tx.QueryRowContext(ctx, `SELECT spec, owner, heartbeat FROM runs WHERE id = ?`, id).Scan(&stored, &holder, &hb)
+	if errors.Is(err, sql.ErrNoRows) {
+		// A run stored under this config's legacy id is this run.
+		var adopted bool
+		if adopted, err = s.adoptLegacy(ctx, tx, id, spec); err == nil && adopted {
+			err = tx.QueryRowContext(ctx, `SELECT spec, owner, heartbeat FROM runs WHERE id = ?`, id).Scan(&stored, &holder, &hb)
+		} else if err == nil {
+			err = sql.ErrNoRows
+		}
+	}
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		_, err = tx.ExecContext(ctx, `INSERT INTO runs (id, label, dataset, fingerprint, system, reader, k, spec, code_version,

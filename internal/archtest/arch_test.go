@@ -40,18 +40,20 @@ var mustNotImport = map[string][]string{
 // mayImportOnly lists, for a package, the only module packages its
 // non-test files may import (a listed path allows every package below it;
 // the package's own sub-packages and internal/ helpers are always allowed).
-// These are the lower layers: text and analysis import nothing of memlab,
+// These are the lower layers: component (how a part describes itself),
+// text and analysis import nothing of memlab,
 // datasets only text; retrieval, generate and judge read datasets and call
 // models through llm, and none of them knows another or what runs make of
 // them; the kernel runs cells and knows nothing of memory.
 var mayImportOnly = map[string][]string{
+	"component": {},
 	"text":      {},
 	"analysis":  {},
 	"datasets":  {"text"},
-	"llm":       {"text"},
-	"retrieval": {"datasets", "llm", "text"},
-	"generate":  {"datasets", "llm", "text"},
-	"judge":     {"datasets", "llm", "text"},
+	"llm":       {"text", "component"},
+	"retrieval": {"datasets", "llm", "text", "component"},
+	"generate":  {"datasets", "llm", "text", "component"},
+	"judge":     {"datasets", "llm", "text", "component"},
 	"kernel":    {"display"},
 }
 
@@ -207,7 +209,8 @@ func TestImportsPointOneWay(t *testing.T) {
 // planted (runs importing display, llm importing analysis, reports
 // importing runs, a package below retrieval importing runs, text importing
 // datasets, generate importing retrieval, llm/offline importing retrieval,
-// the notebook runner importing record) fail the rules, each named.
+// the notebook runner importing record, component importing text) fail
+// the rules, each named.
 func TestAPlantedWrongImportFails(t *testing.T) {
 	pkgs := imports(t)
 	if v := violations(pkgs); len(v) > 0 {
@@ -221,12 +224,14 @@ func TestAPlantedWrongImportFails(t *testing.T) {
 	pkgs["generate"] = append(pkgs["generate"], "retrieval")
 	pkgs["llm/offline"] = append(pkgs["llm/offline"], "retrieval")
 	pkgs["kernel/notebook"] = append(pkgs["kernel/notebook"], "record")
+	pkgs["component"] = append(pkgs["component"], "text")
 	got := strings.Join(violations(pkgs), "\n")
 	for _, want := range []string{"runs imports display", "llm imports analysis", "reports imports runs: reports must not import runs",
 		"retrieval/amem imports runs: only cmd, kernel, stdlib may import runs",
 		"text imports datasets: text may import nothing of memlab",
-		"generate imports retrieval: generate may import only datasets, llm, text",
-		"llm/offline imports retrieval: llm may import only text",
+		"generate imports retrieval: generate may import only datasets, llm, text, component",
+		"llm/offline imports retrieval: llm may import only text, component",
+		"component imports text: component may import nothing of memlab",
 		"kernel/notebook imports record: kernel may import only display"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("violations lack %q:\n%s", want, got)

@@ -1,0 +1,85 @@
+package component
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestJSONIsCanonical: keys sorted whatever the order of construction,
+// numbers in one form, nested parts canonical too.
+func TestJSONIsCanonical(t *testing.T) {
+	a := New("w").With("b", 2).With("a", 1.5).With("d", time.Second).With("l", []string{"x", "y"}).
+		Part("inner", New("flat").With("k1", 1.2).With("n", int64(1000000)))
+	b := New("w").Part("inner", New("flat").With("n", 1000000).With("k1", 1.2)).
+		With("l", []string{"x", "y"}).With("d", time.Second).With("a", 1.5).With("b", uint8(2))
+	want := `{"kind":"w","knobs":{"a":1.5,"b":2,"d":1000000000,"l":["x","y"]},"parts":{"inner":{"kind":"flat","knobs":{"k1":1.2,"n":1000000}}}}`
+	for _, s := range []Spec{a, b} {
+		got, err := s.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Errorf("JSON:\n got %s\nwant %s", got, want)
+		}
+	}
+	if New("x").String() != `{"kind":"x"}` {
+		t.Errorf("empty spec: %s", New("x"))
+	}
+}
+
+// TestJSONRoundTrips: a spec read back (as a run store reads it) has the
+// same JSON, numbers included.
+func TestJSONRoundTrips(t *testing.T) {
+	s := New("w").With("f", 0.1).With("big", 1e21).With("i", 1<<40).With("neg", -3).
+		With("m", map[string]int{"z": 1, "a": 2}).With("nested", New("n").With("x", true)).
+		Part("p", New("q").With("s", `a"<b>`))
+	js, err := s.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Spec
+	if err := json.Unmarshal(js, &back); err != nil {
+		t.Fatal(err)
+	}
+	again, err := back.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(again) != string(js) {
+		t.Errorf("read back:\n got %s\nwant %s", again, js)
+	}
+	type wrap struct{ S *Spec }
+	out, err := json.Marshal(wrap{&s})
+	if err != nil || !strings.Contains(string(out), string(js)) {
+		t.Errorf("inside a value: %s (%v), want it to hold %s", out, err, js)
+	}
+}
+
+// TestJSONRejectsWhatIsNotAKnob names the kind and the knob.
+func TestJSONRejectsWhatIsNotAKnob(t *testing.T) {
+	for name, v := range map[string]any{"nan": math.NaN(), "inf": math.Inf(1), "func": func() {}, "chan": make(chan int),
+		"intmap": map[int]int{1: 1}} {
+		_, err := New("sys").Part("inner", New("emb").With(name, v)).JSON()
+		if err == nil || !strings.Contains(err.Error(), `"emb"`) || !strings.Contains(err.Error(), `"`+name+`"`) ||
+			!strings.Contains(err.Error(), `part "inner"`) {
+			t.Errorf("%s: error %v, want one naming the part, the kind and the knob", name, err)
+		}
+	}
+}
+
+type described struct{}
+
+func (described) Spec() Spec { return New("d").With("x", 1) }
+
+// TestOf: a Describer's own spec, else the name.
+func TestOf(t *testing.T) {
+	if got := Of(described{}, "ignored").String(); got != `{"kind":"d","knobs":{"x":1}}` {
+		t.Errorf("Of a Describer: %s", got)
+	}
+	if got := Of(struct{}{}, "mine").String(); got != `{"kind":"undescribed","knobs":{"name":"mine"}}` {
+		t.Errorf("Of another value: %s", got)
+	}
+}
