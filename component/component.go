@@ -247,3 +247,66 @@ func (s Spec) String() string {
 	}
 	return string(b)
 }
+
+// Fields returns s with one knob per exported field of the struct cfg
+// (a struct or a pointer to one), named by the field's name in snake case
+// ("EvoThreshold" is "evo_threshold"), except the fields named in omit
+// (settings that change no result: a cache directory, a batch size). A
+// field whose value cannot be a knob (an interface, a pointer, a func) is
+// an error naming it: the component describes it as a part instead, and
+// omits it here.
+func (s Spec) Fields(cfg any, omit ...string) (Spec, error) {
+	v := reflect.ValueOf(cfg)
+	if v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return s, fmt.Errorf("component: spec of %q: fields of a %T, want a struct", s.Kind, cfg)
+	}
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() || slices.Contains(omit, f.Name) {
+			continue
+		}
+		switch f.Type.Kind() {
+		case reflect.Interface, reflect.Pointer, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+			return s, fmt.Errorf("component: spec of %q: field %s of %s is a %s: describe it as a part and omit it", s.Kind, f.Name, t, f.Type)
+		}
+		s = s.With(SnakeCase(f.Name), v.Field(i).Interface())
+	}
+	return s, nil
+}
+
+// MustFields is Fields that panics on an error (a programming error: a
+// component's own config type).
+func (s Spec) MustFields(cfg any, omit ...string) Spec {
+	s, err := s.Fields(cfg, omit...)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// SnakeCase returns a Go field name in snake case: "TopS" is "top_s",
+// "K1" is "k1", "URL" is "url", "MaxDFRatio" is "max_df_ratio".
+func SnakeCase(name string) string {
+	r := []rune(name)
+	var b []rune
+	for i, c := range r {
+		upper := c >= 'A' && c <= 'Z'
+		if upper && i > 0 {
+			prevLower := r[i-1] >= 'a' && r[i-1] <= 'z' || r[i-1] >= '0' && r[i-1] <= '9'
+			nextLower := i+1 < len(r) && r[i+1] >= 'a' && r[i+1] <= 'z'
+			prevUpper := r[i-1] >= 'A' && r[i-1] <= 'Z'
+			if prevLower || prevUpper && nextLower {
+				b = append(b, '_')
+			}
+		}
+		if upper {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}

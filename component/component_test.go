@@ -83,3 +83,35 @@ func TestOf(t *testing.T) {
 		t.Errorf("Of another value: %s", got)
 	}
 }
+
+func TestSnakeCase(t *testing.T) {
+	for in, want := range map[string]string{"TopS": "top_s", "K1": "k1", "URL": "url", "MaxDFRatio": "max_df_ratio",
+		"EvoThreshold": "evo_threshold", "GRPC": "grpc", "NoJSONMode": "no_json_mode", "B": "b"} {
+		if got := SnakeCase(in); got != want {
+			t.Errorf("SnakeCase(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestFields: every exported field but the omitted ones; an interface
+// field is an error naming it.
+func TestFields(t *testing.T) {
+	type cfg struct {
+		Mode      string
+		TopS      int
+		Gap       time.Duration
+		IndexDir  string
+		unexposed int
+	}
+	s, err := New("x").Fields(cfg{Mode: "m", TopS: 3, Gap: time.Minute, IndexDir: "/tmp", unexposed: 1}, "IndexDir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.String(); got != `{"kind":"x","knobs":{"gap":60000000000,"mode":"m","top_s":3}}` {
+		t.Errorf("Fields: %s", got)
+	}
+	type withIface struct{ Emb any }
+	if _, err := New("y").Fields(withIface{}); err == nil || !strings.Contains(err.Error(), "Emb") {
+		t.Errorf("an interface field: error %v, want one naming Emb", err)
+	}
+}

@@ -3,6 +3,7 @@ package generate
 import (
 	"context"
 	"fmt"
+	"github.com/memlab/memlab/component"
 	"maps"
 	"math"
 	"slices"
@@ -98,6 +99,13 @@ func NewExtractive() Extractive {
 
 // Name returns "extractive (offline)".
 func (e Extractive) Name() string { return NameExtractive }
+
+// Spec is the reader's component spec: its four settings (Sentences <= 0
+// as 1, Passages <= 0 as 0, all).
+func (e Extractive) Spec() component.Spec {
+	return component.New("extractive-reader").With("threshold", e.Threshold).With("margin", e.Margin).
+		With("sentences", max(e.Sentences, 1)).With("passages", max(e.Passages, 0))
+}
 
 // Answer answers q from passages (see Extractive). It fails only on invalid
 // settings or a cancelled ctx.

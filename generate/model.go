@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/memlab/memlab/component"
 	"reflect"
 	"strings"
 
@@ -252,6 +253,28 @@ func IsRefusal(reply string) bool {
 		}
 	}
 	return false
+}
+
+// Spec is the reader's component spec: its model (llm.ModelSpec of its
+// role and model), the temperatures and token limits in use, the person
+// named in prompts, the seed, and the hash of every prompt it can send.
+func (r *ModelReader) Spec() component.Spec {
+	role := r.cfg.Role
+	if role == "" {
+		role = llm.RoleBackbone
+	}
+	hashes := make(map[string]string, len(r.prompts))
+	for name, p := range r.prompts {
+		hashes[name] = p.Hash
+	}
+	s := component.New("model-reader").With("role", role).With("free_temperature", r.cfg.FreeTemperature).
+		With("choice_temperature", r.cfg.ChoiceTemperature).With("free_max_tokens", r.cfg.FreeMaxTokens).
+		With("choice_max_tokens", r.cfg.ChoiceMaxTokens).With("person_name", r.cfg.PersonName).With("prompts", hashes).
+		Part("model", llm.ModelSpec(r.c, role, r.cfg.Model))
+	if r.cfg.HasSeed {
+		s = s.With("seed", r.cfg.Seed)
+	}
+	return s
 }
 
 // Version says where the reader's calls go (llm.Target: model, endpoint

@@ -3,6 +3,7 @@ package judge
 import (
 	"context"
 	"fmt"
+	"github.com/memlab/memlab/component"
 	"strings"
 
 	"github.com/memlab/memlab/datasets"
@@ -216,4 +217,10 @@ func bullets(ss []string) string {
 // beside the metric names.
 func (j *CloneMemJudge) Version() string {
 	return version(j.c, j.cfg, CloneMemQAHash+","+CloneMemMemoryHash)
+}
+
+// Spec is the judge's component spec: its model and settings and the hash
+// of its prompts.
+func (j *CloneMemJudge) Spec() component.Spec {
+	return spec("clonemem-judge", j.c, j.cfg, CloneMemQAHash+","+CloneMemMemoryHash)
 }

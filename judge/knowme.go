@@ -3,6 +3,7 @@ package judge
 import (
 	"context"
 	"fmt"
+	"github.com/memlab/memlab/component"
 	"strings"
 
 	"github.com/memlab/memlab/datasets"
@@ -206,9 +207,20 @@ func (j *KnowMeJudge) Config() Config { return j.cfg }
 // the settings and the hash of the seven tasks' prompt hashes; run specs
 // record it beside Name.
 func (j *KnowMeJudge) Version() string {
+	return version(j.c, j.cfg, j.rubricHashes())
+}
+
+// Spec is the judge's component spec: its model and settings, the rubric
+// set's name and the hash of its rubrics.
+func (j *KnowMeJudge) Spec() component.Spec {
+	return spec("knowme-judge", j.c, j.cfg, j.rubricHashes()).With("rubrics", j.rubrics.Name)
+}
+
+// rubricHashes is the hashes of the rubrics of every task, joined.
+func (j *KnowMeJudge) rubricHashes() string {
 	var hs []string
 	for _, t := range KnowMeTasks() {
 		hs = append(hs, j.rubrics.Hash(t))
 	}
-	return version(j.c, j.cfg, strings.Join(hs, ","))
+	return strings.Join(hs, ",")
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/memlab/memlab/component"
 	"math"
 	"sort"
 	"strings"
@@ -286,6 +287,19 @@ func (s Summary) String() string {
 }
 
 func nan() float64 { return math.NaN() }
+
+// spec is the component spec of a judge of the given kind: where its calls
+// go (llm.ModelSpec), the settings that change its verdicts, and the hash
+// of its prompts.
+func spec(kind string, c llm.Chatter, cfg Config, prompts string) component.Spec {
+	s := component.New(kind).With("retries", cfg.retries()).With("max_tokens", cfg.MaxTokens).
+		With("text_format", cfg.TextFormat).With("prompts", HashText(prompts)).With("temperature", cfg.Temperature).
+		With("sample", cfg.Sample).Part("model", llm.ModelSpec(c, llm.RoleJudge, cfg.Model))
+	if cfg.HasSeed {
+		s = s.With("seed", cfg.Seed)
+	}
+	return s
+}
 
 // version is a judge's Version: where its calls go (llm.Target), the
 // settings that change its verdicts, and the hash of its prompts.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/memlab/memlab/component"
 	"io"
 	"math"
 	"net/url"
@@ -604,6 +605,13 @@ func Target(c any, role, model string) string {
 		return model
 	}
 	return model + "@" + ep.Name + "(" + strings.Join(ep.redactedURLs(), ",") + ")"
+}
+
+// ModelSpec is the spec of the model that calls of role go to
+// (component kind "model", knob "target": Target, so the model name, the
+// endpoint's name and its URLs without credentials; never a key).
+func ModelSpec(c any, role, model string) component.Spec {
+	return component.New("model").With("target", Target(c, role, model))
 }
 
 // redactedURLs returns the endpoint's base URLs without their credentials

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/memlab/memlab/component"
 	"sync"
 	"sync/atomic"
 )
@@ -37,6 +38,16 @@ func (e ClientEmbedder) Name() string {
 		return fmt.Sprintf("model:%s(d=%d)", m, e.Dimensions)
 	}
 	return "model:" + m
+}
+
+// Spec is the embedder's component spec: the model (ModelSpec of Role and
+// Model) and the dimensions. The batch size changes no vector.
+func (e ClientEmbedder) Spec() component.Spec {
+	role := e.Role
+	if role == "" {
+		role = RoleEmbedder
+	}
+	return component.New("model-embedder").With("dimensions", e.Dimensions).Part("model", ModelSpec(e.Client, role, e.Model))
 }
 
 // Embed returns one vector per text, in order, calling the model once per

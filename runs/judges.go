@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"github.com/memlab/memlab/component"
 
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/judge"
@@ -26,6 +27,9 @@ type knowMeJudge struct{ j *judge.KnowMeJudge }
 
 func (k knowMeJudge) Name() string    { return k.j.Name() }
 func (k knowMeJudge) Version() string { return k.j.Version() }
+
+// Spec is the KnowMe judge's spec.
+func (k knowMeJudge) Spec() component.Spec { return k.j.Spec() }
 func (k knowMeJudge) Judge(ctx context.Context, q datasets.Question, answer string, _ []string) []judge.Verdict {
 	return []judge.Verdict{k.j.Judge(ctx, q, answer)}
 }
@@ -37,6 +41,11 @@ type cloneMemQA struct{ j *judge.CloneMemJudge }
 
 func (c cloneMemQA) Name() string    { return judge.MetricQAConsistency }
 func (c cloneMemQA) Version() string { return c.j.Version() }
+
+// Spec is the judge's spec, as the QA consistency judge.
+func (c cloneMemQA) Spec() component.Spec {
+	return component.New("clonemem-qa-consistency").Part("judge", c.j.Spec())
+}
 func (c cloneMemQA) Judge(ctx context.Context, q datasets.Question, answer string, _ []string) []judge.Verdict {
 	return []judge.Verdict{c.j.QAConsistency(ctx, q, answer)}
 }
@@ -49,6 +58,11 @@ type cloneMemMemory struct{ j *judge.CloneMemJudge }
 
 func (c cloneMemMemory) Name() string    { return "clonemem-memory-utility" }
 func (c cloneMemMemory) Version() string { return c.j.Version() }
+
+// Spec is the judge's spec, as the memory utility judge.
+func (c cloneMemMemory) Spec() component.Spec {
+	return component.New("clonemem-memory-utility").Part("judge", c.j.Spec())
+}
 func (c cloneMemMemory) Judge(ctx context.Context, q datasets.Question, _ string, retrieved []string) []judge.Verdict {
 	r, h := c.j.MemoryUtility(ctx, q, retrieved)
 	return []judge.Verdict{r, h}

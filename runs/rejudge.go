@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"fmt"
+	"github.com/memlab/memlab/component"
 	"sync"
 	"time"
 
@@ -32,6 +33,12 @@ func (r renamed) Version() string {
 		return v.Version()
 	}
 	return ""
+}
+
+// Spec is the wrapped judge's spec under the new name (which its verdicts
+// carry).
+func (r renamed) Spec() component.Spec {
+	return component.New("renamed-judge").With("name", r.name).Part("judge", describe(r.j, r.j.Name()))
 }
 
 func (r renamed) Judge(ctx context.Context, q datasets.Question, answer string, retrieved []string) []judge.Verdict {

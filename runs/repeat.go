@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"fmt"
+	"github.com/memlab/memlab/component"
 	"math"
 	"sort"
 	"strings"
@@ -50,6 +51,15 @@ func (r repeated) Version() string {
 		}
 	}
 	return fmt.Sprintf("repeat=%d,aggregate=%s,[%s]", len(r.samples), r.agg, strings.Join(vs, " | "))
+}
+
+// Spec is the samples' specs, in order, and the aggregation.
+func (r repeated) Spec() component.Spec {
+	samples := make([]component.Spec, len(r.samples))
+	for i, s := range r.samples {
+		samples[i] = describe(s, s.Name())
+	}
+	return component.New("repeated-judge").With("aggregate", r.agg).With("samples", samples)
 }
 
 func (r repeated) Judge(ctx context.Context, q datasets.Question, answer string, retrieved []string) []judge.Verdict {

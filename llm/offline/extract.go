@@ -3,6 +3,7 @@ package offline
 import (
 	"context"
 	"fmt"
+	"github.com/memlab/memlab/component"
 	"math"
 	"slices"
 	"sort"
@@ -65,6 +66,7 @@ type Extractive struct {
 	df    map[string]int     // corpus document frequencies
 	idfs  map[string]float64 // corpus idf cache
 	name  string
+	spec  component.Spec
 	known []string
 }
 
@@ -98,6 +100,8 @@ func NewExtractive(opts ExtractOptions) *Extractive {
 		idfSource = fmt.Sprintf("corpus/%d", e.n)
 	}
 	e.opts.Corpus = nil // not kept
+	e.spec = component.New("extractive-extractor").With("summary_sentences", opts.SummarySentences).
+		With("keywords", opts.Keywords).With("phrase_words", opts.PhraseWords).With("idf", idfSource)
 	e.name = fmt.Sprintf("extractive(summary=%d,keywords=%d,phrase=%d,idf=%s)",
 		opts.SummarySentences, opts.Keywords, opts.PhraseWords, idfSource)
 	return e
@@ -106,6 +110,10 @@ func NewExtractive(opts ExtractOptions) *Extractive {
 // Name identifies the extractor and its settings, e.g.
 // "extractive(summary=3,keywords=10,phrase=3,idf=text)".
 func (e *Extractive) Name() string { return e.name }
+
+// Spec is the extractor's component spec: its settings and the corpus its
+// idf comes from (its size; "text" without one).
+func (e *Extractive) Spec() component.Spec { return e.spec }
 
 // Extract returns the items of kind (llm.ExtractSummary, llm.ExtractKeywords
 // or llm.ExtractFacts) for text; a text without content words gives no

@@ -3,6 +3,7 @@ package offline
 import (
 	"context"
 	"fmt"
+	"github.com/memlab/memlab/component"
 	"slices"
 
 	"github.com/memlab/memlab/text"
@@ -56,6 +57,7 @@ type HashedTFIDF struct {
 	idf              map[uint64]float32
 	maxIDF           float32
 	name             string
+	spec             component.Spec
 	// A prefix of a HashedCorpus keeps its idf by feature id instead:
 	// ids (the corpus's, shared) and idfByID (0 = not in the prefix).
 	ids     map[uint64]int32
@@ -147,6 +149,10 @@ func (m *HashedTFIDF) settings(n int) *HashedTFIDF {
 	unseen := "maxidf"
 	if f.drop {
 		unseen = "drop"
+	}
+	f.spec = component.New("hashed-tfidf").With("dims", f.dims).With("chars", !f.noChars).With("unseen", unseen).With("docs", n)
+	if !f.noChars {
+		f.spec = f.spec.With("char_min", f.charMin).With("char_max", f.charMax)
 	}
 	if f.noChars {
 		f.name = fmt.Sprintf("hashed-tfidf(d=%d,char=none,unseen=%s,docs=%d)", f.dims, unseen, n)
@@ -348,6 +354,10 @@ func runs(out []feature, hs []uint64) []feature {
 // Name identifies the embedder and its settings, e.g.
 // "hashed-tfidf(d=1024,char=3-5,unseen=maxidf,docs=6644)".
 func (m *HashedTFIDF) Name() string { return m.name }
+
+// Spec is the embedder's component spec: its settings and the number of
+// documents its idf was fitted on.
+func (m *HashedTFIDF) Spec() component.Spec { return m.spec }
 
 // Dims returns the vector length (the number of buckets).
 func (m *HashedTFIDF) Dims() int { return m.dims }

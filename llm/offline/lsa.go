@@ -3,6 +3,7 @@ package offline
 import (
 	"context"
 	"fmt"
+	"github.com/memlab/memlab/component"
 	"slices"
 	"strings"
 
@@ -59,6 +60,7 @@ type LSA struct {
 	dims  int
 	sigma []float64
 	name  string
+	spec  component.Spec
 }
 
 // FitLSA fits an LSA on texts (one document each). An empty corpus, or one
@@ -211,6 +213,9 @@ func FitLSAContext(ctx context.Context, texts []string, opts LSAOptions) (*LSA, 
 	}
 	b.WriteString(")")
 	m.name = b.String()
+	m.spec = component.New("lsa").With("dims", k).With("asked_dims", asked).With("min_df", minDF).
+		With("max_df_ratio", opts.MaxDFRatio).With("terms", len(terms)).With("docs", n).With("oversample", over).
+		With("power_iters", power).With("seed", opts.Seed).With("unscaled", opts.Unscaled)
 	return m, nil
 }
 
@@ -230,6 +235,10 @@ func (m *LSA) termIDs(ids []int32, toks []string) []int32 {
 // "lsa(d=256,mindf=2,terms=9120,docs=6644,over=10,pow=2,seed=0,fold=sinv-vt)".
 // A reduced dimension is shown as "d=3 [asked 256; corpus has 3 documents]".
 func (m *LSA) Name() string { return m.name }
+
+// Spec is the model's component spec: its settings, the vocabulary size
+// and the number of documents it was fitted on.
+func (m *LSA) Spec() component.Spec { return m.spec }
 
 // Dims returns the number of latent dimensions, the length of every vector.
 func (m *LSA) Dims() int { return m.dims }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/memlab/memlab/component"
 	"math"
 	"strconv"
 	"strings"
@@ -310,6 +311,13 @@ func (m *Memory) Name() string {
 	return fmt.Sprintf("%s(mode=%s,model=%s,neighbors=%d,evo_threshold=%d,temp=%g,max_tokens=%d,format=%s,query_keywords=%t,evolve_empty=%t,reindex_on_edit=%t,backlinks=%t,chunks=%t,emb=%s)",
 		Name, c.Mode, model, c.Neighbors, c.EvoThreshold, c.Temperature, c.MaxTokens, format, c.QueryKeywords, c.EvolveEmptyStore,
 		c.ReindexOnEdit, c.Backlinks, c.ChunkHits, m.emb.Name())
+}
+
+// Spec is the memory's component spec: every setting, its model and its
+// embedder.
+func (m *Memory) Spec() component.Spec {
+	return component.New(Name).MustFields(m.cfg, "Role", "Model").With("role", m.cfg.Role).
+		Part("model", llm.ModelSpec(m.chat, m.cfg.Role, m.cfg.Model)).Part("embedder", component.Of(m.emb, llm.RedactURLs(m.emb.Name())))
 }
 
 // Config returns the settings in use.

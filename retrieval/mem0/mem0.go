@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/memlab/memlab/component"
 	"math"
 	"strings"
 	"sync"
@@ -269,6 +270,13 @@ func (m *Memory) Name() string {
 	}
 	return fmt.Sprintf("%s(model=%s,s=%d,temp=%g,top_p=%g,max_tokens=%d,format=%s,threshold=%g,chunks=%t,date=%s,emb=%s)",
 		Name, model, c.TopS, c.Temperature, c.TopP, c.MaxTokens, format, c.Threshold, c.ChunkHits, date, m.emb.Name())
+}
+
+// Spec is the memory's component spec: every setting, its model and its
+// embedder.
+func (m *Memory) Spec() component.Spec {
+	return component.New(Name).MustFields(m.cfg, "Role", "Model").With("role", m.cfg.Role).
+		Part("model", llm.ModelSpec(m.chat, m.cfg.Role, m.cfg.Model)).Part("embedder", component.Of(m.emb, llm.RedactURLs(m.emb.Name())))
 }
 
 // Config returns the settings in use.

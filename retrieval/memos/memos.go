@@ -3,6 +3,7 @@ package memos
 import (
 	"context"
 	"fmt"
+	"github.com/memlab/memlab/component"
 	"strings"
 	"sync"
 	"time"
@@ -207,6 +208,16 @@ func (m *Memory) admit(ctx context.Context, corpusID string, st *store, traces [
 
 // Config returns the resolved configuration.
 func (m *Memory) Config() Config { return m.cfg }
+
+// Spec is the memory's component spec: every setting (resolved), its
+// embedder and, with a chat model, that model.
+func (m *Memory) Spec() component.Spec {
+	s := component.New("memos").MustFields(m.cfg, "Model").Part("embedder", component.Of(m.emb, llm.RedactURLs(m.emb.Name())))
+	if m.chat != nil {
+		s = s.Part("model", llm.ModelSpec(m.chat, llm.RoleExtractor, m.cfg.Model))
+	}
+	return s
+}
 
 // Name is "memos" with its mode, window, caps, embedder and flags.
 func (m *Memory) Name() string {

@@ -3,6 +3,7 @@ package timeline
 import (
 	"context"
 	"fmt"
+	"github.com/memlab/memlab/component"
 	"math"
 	"sort"
 	"strings"
@@ -170,6 +171,16 @@ func New(cfg Config, chat llm.Chatter) (*Memory, error) {
 
 // Config returns the resolved configuration.
 func (m *Memory) Config() Config { return m.cfg }
+
+// Spec is the memory's component spec: every setting (resolved) and, with
+// an extractor model, that model.
+func (m *Memory) Spec() component.Spec {
+	s := component.New("timeline").MustFields(m.cfg, "ExtractorModel")
+	if m.chat != nil {
+		s = s.Part("extractor", llm.ModelSpec(m.chat, llm.RoleExtractor, m.cfg.ExtractorModel))
+	}
+	return s
+}
 
 // Name is "timeline" with every knob, and "+model" with an extractor.
 func (m *Memory) Name() string {

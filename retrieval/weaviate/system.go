@@ -3,6 +3,7 @@ package weaviate
 import (
 	"context"
 	"fmt"
+	"github.com/memlab/memlab/component"
 	"reflect"
 	"sync"
 	"time"
@@ -184,6 +185,24 @@ func (s *System) Stats() string {
 // "weaviate-dense(index=flat,emb=hashed-tfidf(…),ingest=incremental)",
 // "weaviate-bm25(ingest=incremental,stats=admitted)".
 func (s *System) Name() string { return s.name }
+
+// Spec is the system's component spec: its mode, the hybrid weight, the
+// ingest mode, the scope of the BM25 statistics, the collection (name,
+// index, vector length, per corpus or shared, the server's URL without
+// credentials) and the embedder. The batch sizes and timeouts change no
+// result.
+func (s *System) Spec() component.Spec {
+	sp := component.New("weaviate").With("mode", s.cfg.Mode).With("ingest", s.cfg.Ingest).With("stats", s.Stats()).
+		With("collection", s.store.Collection()).With("index", s.store.Index()).With("dims", s.store.Dims()).
+		With("per_corpus", s.store.PerCorpus()).With("url", llm.RedactURLs(s.store.cfg.URL))
+	if s.cfg.Mode == ModeHybrid {
+		sp = sp.With("alpha", s.cfg.Alpha)
+	}
+	if s.emb != nil {
+		sp = sp.Part("embedder", component.Of(s.emb, llm.RedactURLs(s.emb.Name())))
+	}
+	return sp
+}
 
 // Refits returns the cost of refitting a strict embedder at each ingest
 // batch (zero without one).
