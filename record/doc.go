@@ -3,9 +3,10 @@
 // retrieval metrics, the context given to the reader, the answers, its
 // Scores, the failure, latency and model usage), the Result of one run
 // (its records, its Spec and the system's Meter), the Spec that identifies
-// a run (its hash is the run id), and the record's JSON form (Marshal,
-// Unmarshal, WriteJSONL: the run store's and the JSONL export's; format 2,
-// JSONFormat, and format 1 read). Beside them: the Estimate of a dry run,
+// a run (the components' specs, whose hash is the run id, and their
+// display names, whose hash is the legacy id of runs stored before), and
+// the record's JSON form (Marshal, Unmarshal, WriteJSONL: the run store's
+// and the JSONL export's; format 2, JSONFormat, and format 1 read). Beside them: the Estimate of a dry run,
 // the Sweep of runs over a parameter grid (Axis, Grid), the Calibration of
 // a judge, and the running code's version (CodeVersion), recorded with
 // every run.
@@ -29,7 +30,7 @@
 // # Dependencies
 //
 // record imports only the domain packages whose values a record holds
-// (datasets, retrieval, judge, llm). It must not import runs, runstore,
-// reports, formats, analysis, display or kernel: every package that reads
-// records depends on it, never the reverse.
+// (datasets, retrieval, judge, llm) and component (the specs). It must not
+// import runs, runstore, reports, formats, analysis, display or kernel:
+// every package that reads records depends on it, never the reverse.
 package record

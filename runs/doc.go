@@ -7,9 +7,13 @@
 // # Runs and resume
 //
 // A run is a Config (system, reader, LLM judges, k, params) over a
-// dataset's questions. SpecOf names everything that identifies it, and
-// the spec's hash is the run id: the same config over the same dataset is
-// the same run. Run executes it: retrieval one question at a time in
+// dataset's questions. SpecOf names everything that identifies it: the
+// dataset and its questions, the component specs of the system, reader and
+// judges (component.Spec: every knob, nested for wrappers), k and params;
+// the hash of their canonical JSON is the run id: the same config over the
+// same dataset is the same run. (A run stored before component specs,
+// under the id of the display names, record.Spec.LegacyID, is adopted
+// under its new id and resumed.) Run executes it: retrieval one question at a time in
 // asked-at order (memories grow as a clone's would), reading and judging
 // on a pool of workers. With a store (runstore.Store, or the default one:
 // SetDefaultStore) every record is written when its question completes;

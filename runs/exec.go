@@ -108,8 +108,9 @@ func (o Options) progress() Progress {
 // choice when the question has options, and free text with the options
 // removed) and judged (the offline proxies always, and cfg.Judges).
 //
-// With a store, the run's id is SpecOf(d, cfg).ID(); records already
-// completed under that id are reused, and each new record is written when
+// With a store, the run's id is SpecOf(d, cfg).ID() (a run stored under
+// the config's legacy id, record.Spec.LegacyID, is re-keyed to it); records
+// already completed under that id are reused, and each new record is written when
 // its question completes, so a killed run loses nothing completed. A
 // stored record with a failed step is done again from that step: after a
 // failed retrieval, all of it; after a failed read, the read (the stored
