@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -38,23 +39,22 @@ type Describer interface {
 // and no parts yet.
 func New(kind string) Spec { return Spec{Kind: kind} }
 
-// With returns s with knob name set to v (s's knob map is shared with the
-// result: build a spec in one expression, as New(kind).With(...).With(...)).
+// With returns a copy of s with knob name set to v (s itself is not
+// changed, so a spec a component returns can be extended safely).
 func (s Spec) With(name string, v any) Spec {
-	if s.Knobs == nil {
-		s.Knobs = map[string]any{}
-	}
-	s.Knobs[name] = v
+	knobs := make(map[string]any, len(s.Knobs)+1)
+	maps.Copy(knobs, s.Knobs)
+	knobs[name] = v
+	s.Knobs = knobs
 	return s
 }
 
-// Part returns s with the part named role set to p (the part map is shared
-// as in With).
+// Part returns a copy of s with the part named role set to p.
 func (s Spec) Part(role string, p Spec) Spec {
-	if s.Parts == nil {
-		s.Parts = map[string]Spec{}
-	}
-	s.Parts[role] = p
+	parts := make(map[string]Spec, len(s.Parts)+1)
+	maps.Copy(parts, s.Parts)
+	parts[role] = p
+	s.Parts = parts
 	return s
 }
 

@@ -115,3 +115,12 @@ func TestFields(t *testing.T) {
 		t.Errorf("an interface field: error %v, want one naming Emb", err)
 	}
 }
+
+// TestWithCopies: extending a spec leaves the original as it was.
+func TestWithCopies(t *testing.T) {
+	a := New("a").With("x", 1).Part("p", New("p"))
+	_ = a.With("x", 2).With("y", 3).Part("p", New("q")).Part("r", New("r"))
+	if got := a.String(); got != `{"kind":"a","knobs":{"x":1},"parts":{"p":{"kind":"p"}}}` {
+		t.Errorf("the original changed: %s", got)
+	}
+}

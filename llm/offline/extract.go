@@ -99,9 +99,13 @@ func NewExtractive(opts ExtractOptions) *Extractive {
 		}
 		idfSource = fmt.Sprintf("corpus/%d", e.n)
 	}
+	corpusHash := ""
+	if len(opts.Corpus) > 0 {
+		corpusHash = HashTexts(opts.Corpus)
+	}
 	e.opts.Corpus = nil // not kept
 	e.spec = component.New("extractive-extractor").With("summary_sentences", opts.SummarySentences).
-		With("keywords", opts.Keywords).With("phrase_words", opts.PhraseWords).With("idf", idfSource)
+		With("keywords", opts.Keywords).With("phrase_words", opts.PhraseWords).With("idf", idfSource).With("idf_texts", corpusHash)
 	e.name = fmt.Sprintf("extractive(summary=%d,keywords=%d,phrase=%d,idf=%s)",
 		opts.SummarySentences, opts.Keywords, opts.PhraseWords, idfSource)
 	return e
@@ -112,7 +116,8 @@ func NewExtractive(opts ExtractOptions) *Extractive {
 func (e *Extractive) Name() string { return e.name }
 
 // Spec is the extractor's component spec: its settings and the corpus its
-// idf comes from (its size; "text" without one).
+// idf comes from (its size, "text" without one, and the hash of its
+// texts, HashTexts).
 func (e *Extractive) Spec() component.Spec { return e.spec }
 
 // Extract returns the items of kind (llm.ExtractSummary, llm.ExtractKeywords

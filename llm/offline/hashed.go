@@ -2,6 +2,8 @@ package offline
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"github.com/memlab/memlab/component"
 	"slices"
@@ -106,7 +108,12 @@ func FitHashedTFIDFContext(ctx context.Context, texts []string, opts HashedOptio
 			}
 		}
 	}
-	return m.fitted(len(texts), df)
+	fit, err := m.fitted(len(texts), df)
+	if err != nil {
+		return nil, err
+	}
+	fit.spec = fit.spec.With("fit_texts", HashTexts(texts))
+	return fit, nil
 }
 
 // newHashed validates opts and returns an unfitted model with them.
@@ -355,8 +362,21 @@ func runs(out []feature, hs []uint64) []feature {
 // "hashed-tfidf(d=1024,char=3-5,unseen=maxidf,docs=6644)".
 func (m *HashedTFIDF) Name() string { return m.name }
 
-// Spec is the embedder's component spec: its settings and the number of
-// documents its idf was fitted on.
+// HashTexts is the first 16 hex digits of the SHA-256 of texts (each
+// followed by a zero byte): the identity of what a model was fitted on, in
+// its spec.
+func HashTexts(texts []string) string {
+	h := sha256.New()
+	for _, t := range texts {
+		h.Write([]byte(t))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// Spec is the embedder's component spec: its settings, the number of
+// documents its idf was fitted on and the hash of their texts (HashTexts;
+// absent for a prefix of a HashedCorpus, which its owner describes).
 func (m *HashedTFIDF) Spec() component.Spec { return m.spec }
 
 // Dims returns the vector length (the number of buckets).

@@ -213,7 +213,7 @@ func FitLSAContext(ctx context.Context, texts []string, opts LSAOptions) (*LSA, 
 	}
 	b.WriteString(")")
 	m.name = b.String()
-	m.spec = component.New("lsa").With("dims", k).With("asked_dims", asked).With("min_df", minDF).
+	m.spec = component.New("lsa").With("fit_texts", HashTexts(texts)).With("dims", k).With("asked_dims", asked).With("min_df", minDF).
 		With("max_df_ratio", opts.MaxDFRatio).With("terms", len(terms)).With("docs", n).With("oversample", over).
 		With("power_iters", power).With("seed", opts.Seed).With("unscaled", opts.Unscaled)
 	return m, nil
@@ -236,8 +236,9 @@ func (m *LSA) termIDs(ids []int32, toks []string) []int32 {
 // A reduced dimension is shown as "d=3 [asked 256; corpus has 3 documents]".
 func (m *LSA) Name() string { return m.name }
 
-// Spec is the model's component spec: its settings, the vocabulary size
-// and the number of documents it was fitted on.
+// Spec is the model's component spec: its settings, the vocabulary size,
+// the number of documents it was fitted on and the hash of their texts
+// (HashTexts).
 func (m *LSA) Spec() component.Spec { return m.spec }
 
 // Dims returns the number of latent dimensions, the length of every vector.
