@@ -313,10 +313,12 @@ func (m *Memory) Name() string {
 		c.ReindexOnEdit, c.Backlinks, c.ChunkHits, m.emb.Name())
 }
 
-// Spec is the memory's component spec: every setting, its model and its
-// embedder.
+// Spec is the memory's component spec: every setting, the hash of its
+// prompt templates, its model and its embedder.
 func (m *Memory) Spec() component.Spec {
 	return component.New(Name).MustFields(m.cfg, "Role", "Model").With("role", m.cfg.Role).
+		With("prompts", retrieval.HashPrompts(notePrompt(""), noteSchema, evolvePrompt(&note{}, nil), evolveSchema,
+			keywordsPrompt(""), keywordsSchema)).
 		Part("model", llm.ModelSpec(m.chat, m.cfg.Role, m.cfg.Model)).Part("embedder", component.Of(m.emb, llm.RedactURLs(m.emb.Name())))
 }
 

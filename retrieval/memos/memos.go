@@ -209,10 +209,11 @@ func (m *Memory) admit(ctx context.Context, corpusID string, st *store, traces [
 // Config returns the resolved configuration.
 func (m *Memory) Config() Config { return m.cfg }
 
-// Spec is the memory's component spec: every setting (resolved), its
-// embedder and, with a chat model, that model.
+// Spec is the memory's component spec: every setting (resolved), the
+// hash of its prompts, its embedder and, with a chat model, that model.
 func (m *Memory) Spec() component.Spec {
-	s := component.New("memos").MustFields(m.cfg, "Model").Part("embedder", component.Of(m.emb, llm.RedactURLs(m.emb.Name())))
+	s := component.New("memos").MustFields(m.cfg, "Model").With("prompts", retrieval.HashPrompts(extractPrompt, goalPrompt)).
+		Part("embedder", component.Of(m.emb, llm.RedactURLs(m.emb.Name())))
 	if m.chat != nil {
 		s = s.Part("model", llm.ModelSpec(m.chat, llm.RoleExtractor, m.cfg.Model))
 	}

@@ -173,11 +173,11 @@ func New(cfg Config, chat llm.Chatter) (*Memory, error) {
 func (m *Memory) Config() Config { return m.cfg }
 
 // Spec is the memory's component spec: every setting (resolved) and, with
-// an extractor model, that model.
+// an extractor model, that model and the hash of its prompt.
 func (m *Memory) Spec() component.Spec {
 	s := component.New("timeline").MustFields(m.cfg, "ExtractorModel")
 	if m.chat != nil {
-		s = s.Part("extractor", llm.ModelSpec(m.chat, llm.RoleExtractor, m.cfg.ExtractorModel))
+		s = s.With("prompts", retrieval.HashPrompts(statePrompt)).Part("extractor", llm.ModelSpec(m.chat, llm.RoleExtractor, m.cfg.ExtractorModel))
 	}
 	return s
 }
