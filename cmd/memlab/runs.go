@@ -145,6 +145,11 @@ func runsShow(args []string, stdout io.Writer) error {
 		params = strings.Join(kv, " ")
 	}
 	fmt.Fprintf(&b, "params:         %s\n", params)
+	if s.Scheme == record.SchemeLegacy {
+		fmt.Fprintf(&b, "identity:       legacy (the hash of the display names)\n")
+	} else {
+		fmt.Fprintf(&b, "identity:       %s\n", s.IdentityJSON())
+	}
 	fmt.Fprintf(&b, "code version:   %s\n", ri.CodeVersion)
 	fmt.Fprintf(&b, "created:        %s\n", ri.Created.Format(time.RFC3339))
 	fmt.Fprintf(&b, "updated:        %s\n", ri.Updated.Format(time.RFC3339))

@@ -74,7 +74,7 @@ func TestRunsListShowDiff(t *testing.T) {
 	}
 	sum := reports.Summarize("", a.Records)
 	for _, want := range []string{"run " + a.ID + " (" + a.Label + ")", "fingerprint " + a.Spec.Fingerprint, "params:         seed=7",
-		"k:              5", "system:         " + a.Spec.System, "sessions:       1", "failure history: 0 failed attempts",
+		"k:              5", "system:         " + a.Spec.System, "identity:       " + a.Spec.IdentityJSON(), `"kind":"flat-bm25"`, "sessions:       1", "failure history: 0 failed attempts",
 		"retrieval", "| all | " + a.System + " | 5 |", "| single_point_factual |", "Recall-Flat",
 		"| " + analysis.Fmt(sum.Retrieval.RecallFlat, 3) + " |", "answers", "Token F1 (proxy)"} {
 		if !strings.Contains(out, want) {
