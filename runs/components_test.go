@@ -741,3 +741,23 @@ func TestTheBM25ConfigsOf7fc53dbHaveDistinctIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestSettingsThatChangeNoResultKeepTheRunID: a cache directory and a
+// batch size change no result, so they are not knobs: a run resumes when
+// only they change.
+func TestSettingsThatChangeNoResultKeepTheRunID(t *testing.T) {
+	f := newFixture(t)
+	naive := func(dir string) any {
+		n, err := retrieval.NewNaiveRAG(context.Background(), f.d, retrieval.NaiveConfig{Offline: retrieval.OfflineHashed, IndexDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if a, b := f.id(naive("")), f.id(naive(t.TempDir())); a != b {
+		t.Errorf("NaiveRAG with and without an index cache: run ids %s and %s", a, b)
+	}
+	if a, b := f.id(llm.ClientEmbedder{Client: f.client}), f.id(llm.ClientEmbedder{Client: f.client, BatchSize: 7}); a != b {
+		t.Errorf("ClientEmbedder batch sizes 64 and 7: run ids %s and %s", a, b)
+	}
+}
