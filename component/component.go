@@ -20,8 +20,9 @@ import (
 // it is built on (the inner system of a wrapper, an embedder, a unit
 // builder, a reader's model...), by role.
 //
-// A knob's value is a string, a bool, an integer, a finite float, a
-// time.Duration, a slice of those, or a nested Spec.
+// A knob's value is a string, a bool, an integer, a float (NaN and the
+// infinities are written as the strings "NaN", "+Inf", "-Inf"), a
+// time.Duration, a slice or a string-keyed map of those, or a nested Spec.
 type Spec struct {
 	Kind  string          `json:"kind"`
 	Knobs map[string]any  `json:"knobs,omitempty"`
@@ -73,8 +74,8 @@ func Of(x any, name string) Spec {
 // the same value (as encoding/json writes a float64), durations as their
 // nanoseconds, nested specs and maps with their keys sorted. Two
 // specs have the same JSON exactly when they describe the same
-// component. It fails on a knob of another type or a NaN or infinite float,
-// naming the kind and the knob.
+// component. It fails on a knob of another type (a func, a channel, a map
+// with other keys than strings), naming the kind and the knob.
 func (s Spec) JSON() ([]byte, error) {
 	var b bytes.Buffer
 	if err := s.encode(&b); err != nil {
@@ -188,7 +189,9 @@ func encodeValue(b *bytes.Buffer, v any) error {
 	case reflect.Float32, reflect.Float64:
 		f := r.Float()
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return fmt.Errorf("value %v is not a finite number", f)
+			// JSON has no such number: the string, as strconv writes it.
+			writeString(b, strconv.FormatFloat(f, 'g', -1, 64))
+			break
 		}
 		n, _ := json.Marshal(f) // a finite float64 always encodes
 		b.Write(n)
