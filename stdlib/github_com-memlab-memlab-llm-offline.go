@@ -26,6 +26,7 @@ func init() {
 		"FitHashedTFIDFContext":   reflect.ValueOf(offline.FitHashedTFIDFContext),
 		"FitLSA":                  reflect.ValueOf(offline.FitLSA),
 		"FitLSAContext":           reflect.ValueOf(offline.FitLSAContext),
+		"HashTexts":               reflect.ValueOf(offline.HashTexts),
 		"NewExtractive":           reflect.ValueOf(offline.NewExtractive),
 		"NewHashedCorpus":         reflect.ValueOf(offline.NewHashedCorpus),
 

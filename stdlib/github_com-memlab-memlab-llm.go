@@ -48,6 +48,7 @@ func init() {
 		"JSONStrings":          reflect.ValueOf(llm.JSONStrings),
 		"JSONText":             reflect.ValueOf(llm.JSONText),
 		"LoadConfig":           reflect.ValueOf(llm.LoadConfig),
+		"ModelSpec":            reflect.ValueOf(llm.ModelSpec),
 		"New":                  reflect.ValueOf(llm.New),
 		"OnFirstFailure":       reflect.ValueOf(llm.OnFirstFailure),
 		"ParseConfig":          reflect.ValueOf(llm.ParseConfig),

@@ -30,6 +30,8 @@ func init() {
 		"ParseAxis":                  reflect.ValueOf(record.ParseAxis),
 		"PointName":                  reflect.ValueOf(record.PointName),
 		"ProxyScore":                 reflect.ValueOf(record.ProxyScore),
+		"SchemeComponents":           reflect.ValueOf(constant.MakeFromLiteral("1", token.INT, 0)),
+		"SchemeLegacy":               reflect.ValueOf(constant.MakeFromLiteral("0", token.INT, 0)),
 		"ShortName":                  reflect.ValueOf(record.ShortName),
 		"Unmarshal":                  reflect.ValueOf(record.Unmarshal),
 		"VerdictScore":               reflect.ValueOf(record.VerdictScore),

@@ -38,6 +38,7 @@ func init() {
 		"ErrExtractionInvalid":        reflect.ValueOf(&retrieval.ErrExtractionInvalid).Elem(),
 		"ErrNeedsModel":               reflect.ValueOf(&retrieval.ErrNeedsModel).Elem(),
 		"ExpansionKind":               reflect.ValueOf(retrieval.ExpansionKind),
+		"HashPrompts":                 reflect.ValueOf(retrieval.HashPrompts),
 		"IDF":                         reflect.ValueOf(retrieval.IDF),
 		"JoinMerge":                   reflect.ValueOf(constant.MakeFromLiteral("\"merge\"", token.STRING, 0)),
 		"JoinMergeRaw":                reflect.ValueOf(constant.MakeFromLiteral("\"merge_raw\"", token.STRING, 0)),
