@@ -35,4 +35,9 @@
 // per resample. Deterministic results match SciPy 1.10 within 1e-9 (the
 // deviations are documented per function); testdata/scipy/reference.py
 // computes the reference values.
+//
+// # Dependencies
+//
+// analysis imports nothing of memlab (gonum only); internal/archtest
+// enforces it.
 package analysis

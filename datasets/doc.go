@@ -31,4 +31,9 @@
 //
 // Admit and Dataset.Visible give the traces that exist when a question is
 // asked; every memory system applies it before indexing or ranking.
+//
+// # Dependencies
+//
+// datasets imports only text of memlab: every other package reads datasets,
+// never the reverse (internal/archtest enforces it).
 package datasets

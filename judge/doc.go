@@ -33,4 +33,11 @@
 // All text comparisons use package text: lowercased word tokens, with
 // Chinese and other CJK text as overlapping character bigrams, so the
 // proxies work on both languages of CloneMem.
+//
+// # Dependencies
+//
+// judge imports only datasets, llm, text and component of memlab. It must
+// not import retrieval, generate, record, runs or anything above them: a
+// judge scores an answer, whoever produced it (internal/archtest enforces
+// it).
 package judge

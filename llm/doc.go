@@ -4,4 +4,10 @@
 // backoff, the durable response cache (llm/cache), usage accounting, and the
 // offline stand-ins (llm/offline). A fake OpenAI-compatible server for tests
 // lives in llm/llmtest.
+//
+// # Dependencies
+//
+// llm and its sub-packages import only text and component of memlab (and
+// internal helpers): every component calls models through llm, so llm knows
+// none of them (internal/archtest enforces it).
 package llm

@@ -78,4 +78,11 @@
 // evidence-group recalls of CloneMem (All-All, All-Any, Any-All, Any-Any),
 // plus MRR and nDCG@k; MeanRetrieval averages them over the questions that
 // have gold evidence and counts the others separately.
+//
+// # Dependencies
+//
+// retrieval and its sub-packages import only datasets, llm, text and
+// component of memlab. They must not import generate, judge, record, runs or
+// anything above: a memory system knows nothing of how its passages are read
+// or scored (internal/archtest enforces it).
 package retrieval

@@ -53,4 +53,9 @@
 // methods are safe for concurrent use. The package never writes to
 // os.Stdout or os.Stderr; Options.Log receives one line per request when
 // set.
+//
+// # Dependencies
+//
+// llmtest is part of the llm layer: it imports nothing of memlab above llm
+// (internal/archtest enforces it).
 package llmtest

@@ -24,4 +24,10 @@
 // LSA fit (256 dimensions) took about 3.4 s with a peak RSS of about
 // 140 MB on a shared 2-core machine, the hashed TF-IDF fit about 0.7 s; see
 // the benchmarks in bench_test.go.
+//
+// # Dependencies
+//
+// offline is part of the llm layer: it imports only llm, text and component
+// of memlab, never retrieval or the readers that use it (internal/archtest
+// enforces it).
 package offline

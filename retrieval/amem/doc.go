@@ -94,4 +94,9 @@
 // batch, before the batch is processed, and every note held is re-embedded
 // with it; the re-embeddings count in Refits, not in the Meter. A model
 // embedder has no corpus statistics.
+//
+// # Dependencies
+//
+// amem imports only retrieval, datasets, llm, text and component of memlab,
+// as every package under retrieval (internal/archtest enforces it).
 package amem

@@ -85,4 +85,9 @@
 //
 // Mem0's optional graph memory and the newer "v3" pipeline are not
 // ported.
+//
+// # Dependencies
+//
+// mem0 imports only retrieval, datasets, llm, text and component of memlab,
+// as every package under retrieval (internal/archtest enforces it).
 package mem0

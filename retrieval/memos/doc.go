@@ -65,4 +65,9 @@
 // The Meter counts model calls and tokens (ingest: one per window in fine
 // mode; query: one per question in fine mode) and embedded texts. Every
 // knob is in Config and in Name.
+//
+// # Dependencies
+//
+// memos imports only retrieval, datasets, llm, text and component of memlab,
+// as every package under retrieval (internal/archtest enforces it).
 package memos

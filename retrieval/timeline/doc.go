@@ -97,4 +97,9 @@
 //
 // All knobs are in Config and in Name. The memory works offline by
 // default; only the optional extractor uses a model (counted in Meter).
+//
+// # Dependencies
+//
+// timeline imports only retrieval, datasets, llm, text and component of
+// memlab, as every package under retrieval (internal/archtest enforces it).
 package timeline
