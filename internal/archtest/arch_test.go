@@ -55,6 +55,9 @@ var mayImportOnly = map[string][]string{
 	"generate":  {"datasets", "llm", "text", "component"},
 	"judge":     {"datasets", "llm", "text", "component"},
 	"kernel":    {"display"},
+	// Components by name: it builds the domain packages' components (and
+	// shows its catalog as an analysis.Table); it knows nothing of runs.
+	"catalog": {"datasets", "llm", "text", "component", "retrieval", "generate", "judge", "analysis"},
 }
 
 // exceptions are imports the rules forbid but the module still has, each
@@ -68,6 +71,9 @@ var onlyImportedBy = map[string][]string{
 	// Execution is driven by the command line, the kernel and the
 	// notebooks (whose cells reach it through the symbol tables).
 	"runs": {"cmd", "kernel", "stdlib"},
+	// Components by name sit above the domain packages: only what runs
+	// experiments, keeps or shows their results may name components.
+	"catalog": {"runs", "record", "runstore", "reports", "formats", "cmd", "stdlib"},
 	// Test fixtures.
 	"internal/runtest": {},
 }
@@ -209,8 +215,9 @@ func TestImportsPointOneWay(t *testing.T) {
 // planted (runs importing display, llm importing analysis, reports
 // importing runs, a package below retrieval importing runs, text importing
 // datasets, generate importing retrieval, llm/offline importing retrieval,
-// the notebook runner importing record, component importing text) fail
-// the rules, each named.
+// the notebook runner importing record, component importing text, catalog
+// importing runs, a memory system importing catalog) fail the rules, each
+// named.
 func TestAPlantedWrongImportFails(t *testing.T) {
 	pkgs := imports(t)
 	if v := violations(pkgs); len(v) > 0 {
@@ -225,6 +232,8 @@ func TestAPlantedWrongImportFails(t *testing.T) {
 	pkgs["llm/offline"] = append(pkgs["llm/offline"], "retrieval")
 	pkgs["kernel/notebook"] = append(pkgs["kernel/notebook"], "record")
 	pkgs["component"] = append(pkgs["component"], "text")
+	pkgs["catalog"] = append(pkgs["catalog"], "runs")
+	pkgs["retrieval/mem0"] = append(pkgs["retrieval/mem0"], "catalog")
 	got := strings.Join(violations(pkgs), "\n")
 	for _, want := range []string{"runs imports display", "llm imports analysis", "reports imports runs: reports must not import runs",
 		"retrieval/amem imports runs: only cmd, kernel, stdlib may import runs",
@@ -232,7 +241,9 @@ func TestAPlantedWrongImportFails(t *testing.T) {
 		"generate imports retrieval: generate may import only datasets, llm, text, component",
 		"llm/offline imports retrieval: llm may import only text, component",
 		"component imports text: component may import nothing of memlab",
-		"kernel/notebook imports record: kernel may import only display"} {
+		"kernel/notebook imports record: kernel may import only display",
+		"catalog imports runs: catalog may import only datasets",
+		"retrieval/mem0 imports catalog: only runs, record, runstore, reports, formats, cmd, stdlib may import catalog"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("violations lack %q:\n%s", want, got)
 		}
