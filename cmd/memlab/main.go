@@ -18,6 +18,7 @@
 //	memlab install [--user | --prefix P] [--name N]
 //	memlab cache stats|clear [-older-than D] [-path FILE]
 //	memlab fake-openai [-addr HOST:PORT] [server options]
+//	memlab components [-kind KIND] [-format markdown|csv] [SPEC...]
 //	memlab version
 //
 // run executes a notebook (Go source with jupytext "percent" cell markers,
@@ -129,6 +130,13 @@
 // fake-openai serves the in-repo fake OpenAI-compatible server (scripted
 // answers, latency, faults) for smoke tests: point OPENAI_BASE_URL at it.
 //
+// components lists every component the catalog builds by name (package
+// catalog: memory systems, embedders, extractors, readers, judges) with
+// its knobs, their types, defaults and allowed values, and the model role
+// it needs, as a table (-kind keeps one kind). Given SPECs (of -kind,
+// default system), it prints each one's canonical string instead, or the
+// error naming the nearest valid names; a bad spec exits 1.
+//
 // Errors are printed once, as "memlab <command>: <error>". Usage errors exit 2.
 package main
 
@@ -167,6 +175,7 @@ const usage = `usage:
   memlab install [--user | --prefix P] [--name N]
   memlab cache stats|clear [-older-than D] [-path FILE]
   memlab fake-openai [-addr HOST:PORT] [server options, see -h]
+  memlab components [-kind KIND] [-format markdown|csv] [SPEC...]
   memlab version
 `
 
@@ -217,6 +226,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdInstall(rest, stdout, stderr)
 	case "fake-openai":
 		err = cmdFakeOpenAI(rest, stderr)
+	case "components":
+		err = cmdComponents(rest, stdout)
 	case "version":
 		err = cmdVersion(stdout)
 	case "help", "-h", "-help", "--help":
