@@ -182,7 +182,7 @@ var entries = []*Entry{
 			statsKnob,
 			{Name: "k1", Type: TypeFloat, Default: "1.5", Doc: "BM25Params.K1"},
 			{Name: "b", Type: TypeFloat, Default: "0.75", Doc: "BM25Params.B"},
-			{Name: "retrieve_k", Type: TypeInt, Default: "0", Doc: "FlatConfig.RetrieveK, the most traces returned (0 = 50)"},
+			{Name: "retrieve_k", Type: TypeInt, Default: "50", Doc: "FlatConfig.RetrieveK, the most traces returned"},
 			{Name: "refit_growth", Type: TypeFloat, Default: "0", Doc: "FlatConfig.RefitGrowth: refit a strict offline embedder when the units grew by 1+g (0 = every admitted set)"},
 			{Name: "expansion_hits", Type: TypeBool, Default: "false", Doc: "FlatConfig.ExpansionHits: each trace hit followed by its expansion units"},
 		},
@@ -412,13 +412,13 @@ func buildFlat(e *Env, s *Spec) (any, error) {
 	if join == "auto" {
 		join = ""
 	}
-	plain := s.Str("scorer") == retrieval.ScorerBM25 && len(exp) == 0 && join == "" && s.Int("retrieve_k") == 0 &&
+	plain := s.Str("scorer") == retrieval.ScorerBM25 && len(exp) == 0 && join == "" && s.Int("retrieve_k") == retrieval.DefaultRetrieveK &&
 		s.Float("refit_growth") == 0 && !s.Bool("expansion_hits")
 	if plain {
 		return retrieval.NewFlat(d, bm)
 	}
 	cfg := retrieval.FlatConfig{Scorer: s.Str("scorer"), Stats: stats(s), RefitGrowth: s.Float("refit_growth"),
-		RetrieveK: s.Int("retrieve_k"), ExpansionHits: s.Bool("expansion_hits"), BM25: bm,
+		ExpansionHits: s.Bool("expansion_hits"), BM25: bm,
 		Units: retrieval.UnitOptions{Expansions: exp, Join: join, UseRaw: len(exp) > 0 && slices.Contains(units, "raw")}}
 	if cfg.Scorer == retrieval.ScorerBM25 {
 		cfg.Scorer = ""
@@ -427,6 +427,9 @@ func buildFlat(e *Env, s *Spec) (any, error) {
 		}
 	}
 	cfg.BM25.Stats = ""
+	if v := s.Int("retrieve_k"); v != retrieval.DefaultRetrieveK {
+		cfg.RetrieveK = v
+	}
 	if s.Str("scorer") != retrieval.ScorerBM25 {
 		cfg.Offline, cfg.Embedder, err = embedderFor(e, s.Sub("embedder"))
 		if err != nil {

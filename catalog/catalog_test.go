@@ -231,6 +231,8 @@ func TestSpecEqualsHandBuilt(t *testing.T) {
 		{KindSystem, "flat(units=facts+raw,join=merge)", noErr(retrieval.NewFlatUnits(ds, retrieval.FlatConfig{Scorer: retrieval.ScorerBM25,
 			Extractor: offline.NewExtractive(offline.ExtractOptions{}),
 			Units:     retrieval.UnitOptions{Expansions: []string{llm.ExtractFacts}, Join: retrieval.JoinMerge, UseRaw: true}}))},
+		{KindSystem, "flat(dense:hashed,retrieve_k=20)", noErr(retrieval.NewFlatUnits(ds, retrieval.FlatConfig{Scorer: retrieval.ScorerDense, Offline: retrieval.OfflineHashed, RetrieveK: 20}))},
+		{KindSystem, "flat(dense:hashed,retrieve_k=50)", noErr(retrieval.NewFlatUnits(ds, retrieval.FlatConfig{Scorer: retrieval.ScorerDense, Offline: retrieval.OfflineHashed}))},
 		{KindSystem, "naive", noErr(retrieval.NewNaiveRAG(t.Context(), ds, retrieval.NaiveConfig{Offline: retrieval.OfflineHashed}))},
 		{KindSystem, "naive(embedder=lsa,k=20)", noErr(retrieval.NewNaiveRAG(t.Context(), ds, retrieval.NaiveConfig{Offline: retrieval.OfflineLSA, K: 20}))},
 		{KindSystem, "none", retrieval.BaseNoMemory{}},

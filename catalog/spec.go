@@ -120,15 +120,16 @@ func (s *Spec) val(name string) any {
 	return v
 }
 
-// isDefault reports whether a knob's value is its default.
-func (s *Spec) isDefault(k *Knob) bool {
+// isDefault reports whether a knob's value, whose canonical text is
+// text, is its default.
+func (s *Spec) isDefault(k *Knob, text string) bool {
 	if k.Required {
 		return false
 	}
 	if v, ok := s.vals[k.Name].(string); ok {
 		return v == k.Default
 	}
-	return render(s.vals[k.Name]) == k.Default
+	return text == k.Default
 }
 
 // render is a value's canonical text.
@@ -167,10 +168,10 @@ func (s *Spec) String() string {
 		if s.Entry.Name == "flat" && k.Name == "embedder" {
 			continue // folded into the scorer: dense:lsa
 		}
-		if s.isDefault(k) && !(s.Entry.Name == "flat" && k.Name == "scorer") {
+		v := render(s.vals[k.Name])
+		if s.isDefault(k, v) && !(s.Entry.Name == "flat" && k.Name == "scorer") {
 			continue
 		}
-		v := render(s.vals[k.Name])
 		if s.Entry.Name == "flat" && k.Name == "scorer" && v != "bm25" {
 			v += ":" + render(s.vals["embedder"])
 		}
