@@ -333,6 +333,10 @@ func checkFlat(s *Spec) error {
 	if s.Str("scorer") == retrieval.ScorerBM25 && s.Sub("embedder").String() != "lsa" {
 		return fmt.Errorf("flat(bm25) takes no embedder (dense and hybrid do)")
 	}
+	units0 := s.List("units")
+	if !slices.ContainsFunc(units0, func(u string) bool { return u != "raw" }) && s.Sub("extractor").String() != "extractive" {
+		return fmt.Errorf("flat: an extractor is used only with expansions in units (summary, keywords, facts)")
+	}
 	// The expansions' order is part of the system's identity (it is
 	// UnitOptions.Expansions); raw is a flag (UseRaw), written last.
 	units := s.List("units")

@@ -47,6 +47,7 @@ func TestCanonical(t *testing.T) {
 		{KindSystem, "flat(join=merge-raw)", "", `unknown value of flat join "merge-raw": did you mean merge_raw?`},
 		{KindSystem, "flat(stats=corpus)", "flat(bm25,stats=corpus)", ""},
 		{KindSystem, "flat(bm25,embedder=hashed)", "", "flat(bm25) takes no embedder"},
+		{KindSystem, "flat(extractor=extractor)", "", "an extractor is used only with expansions"},
 		{KindSystem, "flta", "", `column 1: unknown system "flta": did you mean flat?`},
 		{KindSystem, "flat(k=3)", "", `column 6: unknown knob of flat "k": did you mean k1 or b?`},
 		{KindSystem, "flat(k1=high)", "", `column 9: flat k1: want a number, got "high"`},
@@ -144,6 +145,7 @@ func TestNeedsModelError(t *testing.T) {
 		{KindSystem, "flat(dense:embedder(model=contriever))", llm.RoleEmbedder},
 		{KindSystem, "flat(units=facts,extractor=extractor)", llm.RoleExtractor},
 		{KindSystem, "decomposed(flat)", llm.RoleBackbone},
+		{KindSystem, "decomposed(mem0)", llm.RoleBackbone},
 		{KindSystem, "timeaware(flat)", llm.RoleBackbone},
 		{KindSystem, "naive(embedder=embedder)", llm.RoleEmbedder},
 		{KindEmbedder, "embedder(model=text-embedding-3-small)", llm.RoleEmbedder},
@@ -151,7 +153,14 @@ func TestNeedsModelError(t *testing.T) {
 		{KindJudge, "judge(knowme)", llm.RoleJudge},
 		{KindExtractor, "extractor", llm.RoleExtractor},
 	} {
-		_, err := Build(env, c.kind, c.spec)
+		sp, err := Parse(c.kind, c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := sp.Roles(); len(r) == 0 || r[0] != c.role {
+			t.Errorf("%q: Roles() = %v, want %s first", c.spec, r, c.role)
+		}
+		_, err = sp.Build(env)
 		var nm *NeedsModelError
 		if !errors.As(err, &nm) || nm.Role != c.role {
 			t.Errorf("Build(%q) offline: err = %v, want a *NeedsModelError of role %s", c.spec, err, c.role)
@@ -166,6 +175,9 @@ func TestNeedsModelError(t *testing.T) {
 		"none", "recent", "oracle", "timeline", "memos", "memos(stats=corpus)"} {
 		if _, err := System(env, s); err != nil {
 			t.Errorf("System(%q) offline: %v", s, err)
+		}
+		if r := noErr(Parse(KindSystem, s)).Roles(); len(r) != 0 {
+			t.Errorf("%q: Roles() = %v, want none (it builds offline)", s, r)
 		}
 	}
 	if _, err := System(&Env{}, "flat"); err == nil || !strings.Contains(err.Error(), "needs a dataset") {
@@ -311,5 +323,36 @@ func TestEntriesAreComplete(t *testing.T) {
 		if _, err := Parse(e.Kind, e.Name); err != nil && !e.hasRequired() {
 			t.Errorf("%s: its bare name does not parse: %v", key, err)
 		}
+	}
+}
+
+// TestRolesAgreeWithBuild: for every bare entry (and some wrappers), Roles
+// is empty exactly when building offline gives no *NeedsModelError, and
+// its first role is the error's.
+func TestRolesAgreeWithBuild(t *testing.T) {
+	env := &Env{Data: noErr(datasets.Sample())}
+	specs := []struct {
+		kind Kind
+		spec string
+	}{{KindSystem, "decomposed(mem0)"}, {KindSystem, "timeaware(flat(dense:embedder))"}, {KindJudge, "judge(clonemem)"}}
+	for _, e := range List() {
+		if !e.hasRequired() {
+			specs = append(specs, struct {
+				kind Kind
+				spec string
+			}{e.Kind, e.Name})
+		}
+	}
+	for _, c := range specs {
+		sp := noErr(Parse(c.kind, c.spec))
+		_, err := sp.Build(env)
+		var nm *NeedsModelError
+		needs := errors.As(err, &nm)
+		if r := sp.Roles(); needs != (len(r) > 0) || needs && r[0] != nm.Role {
+			t.Errorf("%s %q: Roles() = %v, offline build: %v", c.kind, c.spec, r, err)
+		}
+	}
+	if r := noErr(Parse(KindSystem, "decomposed(mem0)")).Roles(); strings.Join(r, ",") != "backbone,extractor" {
+		t.Errorf("decomposed(mem0) roles %v, want backbone,extractor", r)
 	}
 }

@@ -33,7 +33,9 @@
 // (nil offline). A component that needs a model without a client fails
 // with a *NeedsModelError giving the role (llm.RoleEmbedder,
 // RoleExtractor, RoleBackbone, RoleJudge); errors.Is(err,
-// retrieval.ErrNeedsModel) holds for it too. List and Table show every
+// retrieval.ErrNeedsModel) holds for it too. Spec.Roles says beforehand
+// which roles a spec needs, its parts' included, so a caller can skip it
+// with that reason without building it. List and Table show every
 // entry, its knobs, their defaults and whether it needs a model
 // (`memlab components` prints the table).
 //

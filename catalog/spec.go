@@ -514,6 +514,33 @@ func article(w string) string {
 // Is makes errors.Is(err, retrieval.ErrNeedsModel) true.
 func (e *NeedsModelError) Is(target error) bool { return target == errNeedsModel }
 
+// Roles lists the model roles building s needs (llm.RoleEmbedder,
+// RoleExtractor, RoleBackbone, RoleJudge), its parts' included, each once
+// in the order met; none for a component that builds offline. A build
+// without a model client fails with a *NeedsModelError of the first.
+func (s *Spec) Roles() []string {
+	var out []string
+	add := func(r string) {
+		if r != "" && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	add(s.Entry.Needs)
+	if s.Entry.Name == "memos" && s.Str("mode") == "fine" {
+		add("extractor")
+	}
+	for i := range s.Entry.Knobs {
+		k := &s.Entry.Knobs[i]
+		if k.Type != TypeSpec || s.Sub(k.Name) == nil {
+			continue
+		}
+		for _, r := range s.Sub(k.Name).Roles() {
+			add(r)
+		}
+	}
+	return out
+}
+
 func (e *Entry) hasRequired() bool {
 	for _, k := range e.Knobs {
 		if k.Required {
