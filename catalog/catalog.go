@@ -15,6 +15,7 @@ import (
 	"github.com/memlab/memlab/retrieval/mem0"
 	"github.com/memlab/memlab/retrieval/memos"
 	"github.com/memlab/memlab/retrieval/timeline"
+	"github.com/memlab/memlab/retrieval/weaviate"
 )
 
 var errNeedsModel = retrieval.ErrNeedsModel
@@ -28,6 +29,9 @@ type Env struct {
 	// Client is the model client; nil offline, when a component that
 	// needs a model fails with *NeedsModelError.
 	Client *llm.Client
+	// WeaviateURL and WeaviateGRPC are a Weaviate server's REST URL and
+	// gRPC host:port ("" = import over REST), for the weaviate system.
+	WeaviateURL, WeaviateGRPC string
 }
 
 func (e *Env) ctx() context.Context {
@@ -276,6 +280,9 @@ var entries = []*Entry{
 			{Name: "chunk_hits", Type: TypeBool, Default: "false", Doc: "Config.ChunkHits: note hits followed by their traces"},
 		},
 		build: buildAmem},
+	{Name: "weaviate", Kind: KindSystem, Doc: "Weaviate's BM25 (retrieval/weaviate): strict, a tenant per persona filled as questions come; leaky (stats=corpus), one shared collection of every trace; needs a server (Env.WeaviateURL)",
+		Knobs: []Knob{statsKnob},
+		build: buildWeaviate},
 
 	{Name: "hashed", Kind: KindEmbedder, Doc: "offline hashed TF-IDF (offline.FitHashedTFIDF), fitted on the admitted texts", build: buildOfflineEmbedder},
 	{Name: "lsa", Kind: KindEmbedder, Doc: "offline LSA (offline.FitLSA), fitted on the admitted texts", build: buildOfflineEmbedder},
@@ -667,4 +674,37 @@ func buildJudge(e *Env, s *Spec) (any, error) {
 		}
 	}
 	return &Judge{Judge: judge.NewKnowMeJudge(c, rubrics, cfg), Benchmark: "knowme"}, nil
+}
+
+// buildWeaviate builds Weaviate's BM25 as the systems notebook does.
+func buildWeaviate(e *Env, s *Spec) (any, error) {
+	d, err := e.data(s)
+	if err != nil {
+		return nil, err
+	}
+	if e.WeaviateURL == "" {
+		return nil, fmt.Errorf("catalog: %s: needs a Weaviate server: set Env.WeaviateURL (scripts/weaviate-start.sh starts one)", s)
+	}
+	scope := s.Str("stats")
+	strict := scope == retrieval.StatsAdmitted
+	store, err := weaviate.Open(e.ctx(), weaviate.Config{URL: e.WeaviateURL, GRPC: e.WeaviateGRPC, Dims: 1, Shared: !strict,
+		Collection: weaviate.CollectionName(d.Fingerprint, "bm25-"+scope)})
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %s: %w", s, err)
+	}
+	if strict {
+		wv, err := weaviate.NewSystem(store, nil, weaviate.SystemConfig{Mode: weaviate.ModeBM25})
+		if err != nil {
+			return nil, err
+		}
+		return retrieval.NewIncremental(d, wv), nil
+	}
+	wv, err := weaviate.NewSystem(store, nil, weaviate.SystemConfig{Mode: weaviate.ModeBM25, Ingest: weaviate.IngestAll})
+	if err != nil {
+		return nil, err
+	}
+	if err := wv.IngestDataset(e.ctx(), d); err != nil {
+		return nil, fmt.Errorf("catalog: %s: %w", s, err)
+	}
+	return wv, nil
 }

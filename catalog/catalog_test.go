@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/memlab/memlab/retrieval/mem0"
 	"github.com/memlab/memlab/retrieval/memos"
 	"github.com/memlab/memlab/retrieval/timeline"
+	"github.com/memlab/memlab/retrieval/weaviate"
 )
 
 // TestCanonical is the grammar as data: a spec string and its canonical
@@ -179,6 +181,9 @@ func TestNeedsModelError(t *testing.T) {
 		if r := noErr(Parse(KindSystem, s)).Roles(); len(r) != 0 {
 			t.Errorf("%q: Roles() = %v, want none (it builds offline)", s, r)
 		}
+	}
+	if _, err := System(env, "weaviate"); err == nil || !strings.Contains(err.Error(), "needs a Weaviate server") {
+		t.Errorf("weaviate without a server: err = %v, want one saying it needs a server", err)
 	}
 	if _, err := System(&Env{}, "flat"); err == nil || !strings.Contains(err.Error(), "needs a dataset") {
 		t.Errorf("System without a dataset: err = %v, want one saying it needs a dataset", err)
@@ -354,5 +359,22 @@ func TestRolesAgreeWithBuild(t *testing.T) {
 	}
 	if r := noErr(Parse(KindSystem, "decomposed(mem0)")).Roles(); strings.Join(r, ",") != "backbone,extractor" {
 		t.Errorf("decomposed(mem0) roles %v, want backbone,extractor", r)
+	}
+}
+
+// TestWeaviateSpecEqualsHandBuilt runs against the Weaviate server named by
+// MEMLAB_WEAVIATE_URL (and MEMLAB_WEAVIATE_GRPC); without it, it skips.
+func TestWeaviateSpecEqualsHandBuilt(t *testing.T) {
+	u, g := os.Getenv(weaviate.EnvURL), os.Getenv(weaviate.EnvGRPC)
+	if u == "" {
+		t.Skip("no Weaviate server: set " + weaviate.EnvURL + " (scripts/weaviate-start.sh starts one)")
+	}
+	ds := noErr(datasets.Sample())
+	got := noErr(System(&Env{Data: ds, WeaviateURL: u, WeaviateGRPC: g}, "weaviate"))
+	store := noErr(weaviate.Open(t.Context(), weaviate.Config{URL: u, GRPC: g, Dims: 1,
+		Collection: weaviate.CollectionName(ds.Fingerprint, "bm25-"+retrieval.StatsAdmitted)}))
+	hand := retrieval.NewIncremental(ds, noErr(weaviate.NewSystem(store, nil, weaviate.SystemConfig{Mode: weaviate.ModeBM25})))
+	if g, w := got.(component.Describer).Spec().String(), hand.Spec().String(); g != w {
+		t.Errorf("weaviate spec %s, want %s", g, w)
 	}
 }

@@ -29,8 +29,8 @@
 //
 // # Models
 //
-// Building takes an Env: the dataset systems index and the model client
-// (nil offline). A component that needs a model without a client fails
+// Building takes an Env: the dataset systems index, the model client
+// (nil offline) and, for the weaviate system, a Weaviate server. A component that needs a model without a client fails
 // with a *NeedsModelError giving the role (llm.RoleEmbedder,
 // RoleExtractor, RoleBackbone, RoleJudge); errors.Is(err,
 // retrieval.ErrNeedsModel) holds for it too. Spec.Roles says beforehand
