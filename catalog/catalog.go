@@ -587,7 +587,10 @@ func buildMemos(e *Env, s *Spec) (any, error) {
 	return retrieval.NewIncremental(d, m), nil
 }
 
-func buildMem0(e *Env, s *Spec) (any, error) {
+// modelMemory builds a memory system that models its traces with the
+// extractor role's chat model and an embedder (mem0, amem): build makes
+// the memory from them, and it ingests the dataset incrementally.
+func modelMemory(e *Env, s *Spec, build func(llm.Chatter, llm.Embedder) (retrieval.Memory, error)) (any, error) {
 	d, err := e.data(s)
 	if err != nil {
 		return nil, err
@@ -600,35 +603,27 @@ func buildMem0(e *Env, s *Spec) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := mem0.DefaultConfig() // a Config with any field set gets no defaults
-	cfg.Model, cfg.TopS, cfg.Threshold, cfg.ChunkHits = s.Str("model"), s.Int("top_s"), s.Float("threshold"), s.Bool("chunk_hits")
-	m, err := mem0.New(c, emb, cfg)
+	m, err := build(c, emb)
 	if err != nil {
 		return nil, err
 	}
 	return retrieval.NewIncremental(d, m), nil
 }
 
+func buildMem0(e *Env, s *Spec) (any, error) {
+	return modelMemory(e, s, func(c llm.Chatter, emb llm.Embedder) (retrieval.Memory, error) {
+		cfg := mem0.DefaultConfig() // a Config with any field set gets no defaults
+		cfg.Model, cfg.TopS, cfg.Threshold, cfg.ChunkHits = s.Str("model"), s.Int("top_s"), s.Float("threshold"), s.Bool("chunk_hits")
+		return mem0.New(c, emb, cfg)
+	})
+}
+
 func buildAmem(e *Env, s *Spec) (any, error) {
-	d, err := e.data(s)
-	if err != nil {
-		return nil, err
-	}
-	c, err := e.chat(s, llm.RoleExtractor)
-	if err != nil {
-		return nil, err
-	}
-	emb, err := memEmbedder(e, s)
-	if err != nil {
-		return nil, err
-	}
-	cfg := amem.DefaultConfig() // a Config with any field set gets no defaults
-	cfg.Mode, cfg.Model, cfg.ChunkHits = s.Str("mode"), s.Str("model"), s.Bool("chunk_hits")
-	m, err := amem.New(c, emb, cfg)
-	if err != nil {
-		return nil, err
-	}
-	return retrieval.NewIncremental(d, m), nil
+	return modelMemory(e, s, func(c llm.Chatter, emb llm.Embedder) (retrieval.Memory, error) {
+		cfg := amem.DefaultConfig() // a Config with any field set gets no defaults
+		cfg.Mode, cfg.Model, cfg.ChunkHits = s.Str("mode"), s.Str("model"), s.Bool("chunk_hits")
+		return amem.New(c, emb, cfg)
+	})
 }
 
 func buildReader(e *Env, s *Spec) (any, error) {

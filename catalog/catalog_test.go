@@ -5,14 +5,13 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/memlab/memlab/component"
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/internal/runtest"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
-	"github.com/memlab/memlab/llm/llmtest"
 	"github.com/memlab/memlab/llm/offline"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/retrieval/amem"
@@ -190,30 +189,6 @@ func TestNeedsModelError(t *testing.T) {
 	}
 }
 
-// fakeClient returns a client whose every role is "test-model" on the
-// fake server.
-func fakeClient(t *testing.T) *llm.Client {
-	t.Helper()
-	srv, err := llmtest.Start(llmtest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	src := "[endpoint fake]\nbase_url = " + srv.URL() + "\napi_key_env = FAKE_KEY\nmax_attempts = 3\n"
-	for _, r := range llm.Roles() {
-		src += "[role " + r + "]\nendpoint = fake\nmodel = test-model\n"
-	}
-	cfg, err := llm.ParseConfig("test.conf", strings.NewReader(src), func(string) string { return "k" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := llm.New(cfg, llm.Options{BackoffBase: time.Millisecond, BackoffMax: 5 * time.Millisecond, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // noErr returns v, panicking on an error (a fixture that must build).
 func noErr[T any](v T, err error) T {
 	if err != nil {
@@ -227,7 +202,7 @@ func noErr[T any](v T, err error) T {
 // so names and run ids agree.
 func TestSpecEqualsHandBuilt(t *testing.T) {
 	ds := noErr(datasets.Sample())
-	chat := fakeClient(t)
+	chat := runtest.FakeClient(t, nil)
 	env := &Env{Data: ds, Client: chat}
 	admitted := func(kind string) llm.Embedder { return noErr(retrieval.NewAdmittedEmbedder(kind)) }
 	incr := func(m retrieval.Memory, err error) any { return retrieval.NewIncremental(ds, noErr(m, err)) }

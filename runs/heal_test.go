@@ -47,19 +47,7 @@ func healServer(t *testing.T, opts llmtest.Options) (*llmtest.Server, *llm.Clien
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	src := "[endpoint fake]\nbase_url = " + srv.URL() + "\nmax_attempts = 1\n"
-	for _, r := range llm.Roles() {
-		src += fmt.Sprintf("[role %s]\nendpoint = fake\nmodel = m-%s\n", r, r)
-	}
-	cfg, err := llm.ParseConfig("t", strings.NewReader(src), func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := llm.New(cfg, llm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return srv, c
+	return srv, runtest.ClientOn(t, srv)
 }
 
 // countingSystem counts Retrieve calls.

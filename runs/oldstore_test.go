@@ -13,7 +13,6 @@ import (
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/internal/runtest"
 	"github.com/memlab/memlab/judge"
-	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/llm/llmtest"
 	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/reports"
@@ -49,7 +48,7 @@ func fixtureRun(t *testing.T, srv *llmtest.Server) (*datasets.Dataset, Config) {
 	t.Helper()
 	d, flat := runtest.SampleFlat(t)
 	sub := &datasets.Dataset{Name: d.Name, Fingerprint: d.Fingerprint, Corpora: d.Corpora, Questions: d.Questions[:4]}
-	client := fixtureClient(t, srv)
+	client := runtest.ClientOn(t, srv)
 	j := CloneMemQAJudge(judge.NewCloneMemJudge(client, judge.Config{Model: "m-judge", Retries: -1}))
 	return sub, Config{System: flat, Reader: generate.NewExtractive(), K: 5, Judges: []Judge{fixtureJudge{j}}}
 }
@@ -201,25 +200,6 @@ func writeStoreFixture(t *testing.T, srv *llmtest.Server) {
 		t.Fatal(err)
 	}
 	fmt.Println(tables)
-}
-
-// fixtureClient is a client on srv (every role), one attempt a call and no
-// cache, so every call is a request the server counts.
-func fixtureClient(t *testing.T, srv *llmtest.Server) *llm.Client {
-	t.Helper()
-	src := "[endpoint fake]\nbase_url = " + srv.URL() + "\nmax_attempts = 1\n"
-	for _, r := range llm.Roles() {
-		src += fmt.Sprintf("[role %s]\nendpoint = fake\nmodel = m-%s\n", r, r)
-	}
-	cfg, err := llm.ParseConfig("t", strings.NewReader(src), func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := llm.New(cfg, llm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 func copyFile(t *testing.T, from, to string) {

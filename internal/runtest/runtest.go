@@ -83,6 +83,13 @@ func FakeClient(t testing.TB, responder llmtest.Responder) *llm.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
+	return ClientOn(t, srv)
+}
+
+// ClientOn returns a client whose every role (model "m-ROLE") is on srv,
+// one attempt per call and no cache, so every call is a request srv counts.
+func ClientOn(t testing.TB, srv *llmtest.Server) *llm.Client {
+	t.Helper()
 	src := "[endpoint fake]\nbase_url = " + srv.URL() + "\nmax_attempts = 1\n"
 	for _, r := range llm.Roles() {
 		src += fmt.Sprintf("[role %s]\nendpoint = fake\nmodel = m-%s\n", r, r)
