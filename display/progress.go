@@ -40,6 +40,17 @@ func (c *counter) begin(label string, total, done int) {
 	c.finished, c.lastWait = false, ""
 }
 
+// Resumed counts n more questions as completed before this process went
+// on with them (a grid's point resumed from the run store): they count
+// toward the done and the total shown, not toward the rate or the ETA.
+// Every reporter here has it.
+func (c *counter) Resumed(n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.done += n
+	c.resumed += n
+}
+
 // startTicks calls tick every tickEvery until end; tick must return at
 // once when c.finished.
 func (c *counter) startTicks(tick func()) {

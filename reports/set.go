@@ -19,6 +19,9 @@ type Set struct {
 	Baseline map[string]string
 	// Points are the grid's points, the first axis varying slowest.
 	Points []Point
+	// Notes say once what the grid left out for the whole set (a judge
+	// that needs a model none is configured for).
+	Notes []string
 }
 
 // Point is one point of a Set.

@@ -51,6 +51,12 @@ func (m Meter) Add(o Meter) Meter {
 		m.QueryCalls + o.QueryCalls, m.QueryTokens + o.QueryTokens, m.QueryEmbeds + o.QueryEmbeds}
 }
 
+// Sub returns m - o: what was spent between two readings of a meter.
+func (m Meter) Sub(o Meter) Meter {
+	return Meter{m.IngestCalls - o.IngestCalls, m.IngestTokens - o.IngestTokens, m.IngestEmbeds - o.IngestEmbeds,
+		m.QueryCalls - o.QueryCalls, m.QueryTokens - o.QueryTokens, m.QueryEmbeds - o.QueryEmbeds}
+}
+
 // Memory is a memory system built incrementally, as a clone's memory grows:
 // it ingests one corpus's traces in time order and is searched at a
 // question's time. Incremental turns a Memory into a System.

@@ -84,6 +84,11 @@ func (o Options) store() *runstore.Store {
 	return DefaultStore()
 }
 
+// Reporter returns the progress reporter a run with these options uses:
+// Progress, else the default (SetDefaultProgress); nil with Quiet or
+// neither. A grid uses it to report all its points on one display.
+func (o Options) Reporter() Progress { return o.progress() }
+
 func (o Options) progress() Progress {
 	if o.Quiet {
 		return nil

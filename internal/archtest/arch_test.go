@@ -70,10 +70,12 @@ var exceptions = map[[2]string]string{}
 var onlyImportedBy = map[string][]string{
 	// Execution is driven by the command line, the kernel and the
 	// notebooks (whose cells reach it through the symbol tables).
-	"runs": {"cmd", "kernel", "stdlib"},
+	"runs": {"cmd", "kernel", "stdlib", "grid"},
+	// Grids are driven by the command line and the notebooks.
+	"grid": {"cmd", "stdlib"},
 	// Components by name sit above the domain packages: only what runs
 	// experiments, keeps or shows their results may name components.
-	"catalog": {"runs", "record", "runstore", "reports", "formats", "cmd", "stdlib"},
+	"catalog": {"runs", "record", "runstore", "reports", "formats", "cmd", "stdlib", "grid"},
 	// Test fixtures.
 	"internal/runtest": {},
 }
@@ -236,14 +238,14 @@ func TestAPlantedWrongImportFails(t *testing.T) {
 	pkgs["retrieval/mem0"] = append(pkgs["retrieval/mem0"], "catalog")
 	got := strings.Join(violations(pkgs), "\n")
 	for _, want := range []string{"runs imports display", "llm imports analysis", "reports imports runs: reports must not import runs",
-		"retrieval/amem imports runs: only cmd, kernel, stdlib may import runs",
+		"retrieval/amem imports runs: only cmd, kernel, stdlib, grid may import runs",
 		"text imports datasets: text may import nothing of memlab",
 		"generate imports retrieval: generate may import only datasets, llm, text, component",
 		"llm/offline imports retrieval: llm may import only text, component",
 		"component imports text: component may import nothing of memlab",
 		"kernel/notebook imports record: kernel may import only display",
 		"catalog imports runs: catalog may import only datasets",
-		"retrieval/mem0 imports catalog: only runs, record, runstore, reports, formats, cmd, stdlib may import catalog"} {
+		"retrieval/mem0 imports catalog: only runs, record, runstore, reports, formats, cmd, stdlib, grid may import catalog"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("violations lack %q:\n%s", want, got)
 		}

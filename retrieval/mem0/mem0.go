@@ -707,3 +707,8 @@ func parseDecisions(reply string) ([]decision, bool) {
 	}
 	return out, true
 }
+
+// PrefixStable is true: memories are ranked by cosine and their hits
+// (with their chunks, ChunkHits) emitted in that order and cut at k
+// (checked by the catalog's TestPrefixStable against the fake server).
+func (m *Memory) PrefixStable() bool { return true }

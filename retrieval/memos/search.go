@@ -238,3 +238,8 @@ func (m *Memory) parseGoal(ctx context.Context, related, question string) (goal,
 	}
 	return g, true, nil
 }
+
+// PrefixStable is true in fast mode: windows are ranked by cosine to the
+// question and cut at k, whatever k (checked by the catalog's
+// TestPrefixStable). Fine mode makes no claim.
+func (m *Memory) PrefixStable() bool { return m.cfg.Mode == ModeFast }

@@ -1,0 +1,108 @@
+package grid
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/memlab/memlab/record"
+)
+
+// The axis names a grid gives a meaning of its own; any other name is a
+// knob of the system (or, when the system has no such knob, of the
+// reader), as in `timeline(topic_boost=0.5)`.
+const (
+	// AxisSystem takes memory-system specs: flat(bm25), timeline, mem0.
+	AxisSystem = "system"
+	// AxisReader takes reader specs: extractive, reader(model=x); a name
+	// the catalog does not have is a model name on the backbone role.
+	AxisReader = "reader"
+	// AxisJudge takes judge specs, several joined by "+"
+	// (judge(clonemem)+judge(clonemem,use=memory)), or none.
+	AxisJudge = "judge"
+	// AxisK takes retrieval depths.
+	AxisK = "k"
+	// AxisEmbedder sets the system's embedder: hashed, lsa,
+	// embedder(model=x) (a name the catalog does not have is a model name
+	// on the embedder role); bm25 makes flat score by BM25.
+	AxisEmbedder = "embedder"
+	// AxisUnits sets the system's retrieval units: raw, facts+raw, ...
+	// ("unit" is read as "units").
+	AxisUnits = "units"
+	// AxisDataset takes dataset paths (datasets.Open; "sample" is the
+	// bundled sample).
+	AxisDataset = "dataset"
+	// AxisPersona restricts the dataset to one corpus (persona or
+	// narrative stream) by id.
+	AxisPersona = "persona"
+)
+
+// Axis is an axis of name over values, for a notebook's grid:
+// grid.Axis("system", "flat(bm25)", "timeline").
+func Axis(name string, values ...string) record.Axis {
+	return record.Axis{Name: name, Values: values}
+}
+
+// Ks is a k axis over depths: grid.Ks(5, 10, 20).
+func Ks(ks ...int) record.Axis {
+	a := record.Axis{Name: AxisK}
+	for _, k := range ks {
+		a.Values = append(a.Values, fmt.Sprint(k))
+	}
+	return a
+}
+
+// ParseAxis reads a command line's axis, "name=v1,v2": values are split at
+// the commas outside parentheses, so spec values keep theirs
+// (`system=flat(bm25,units=facts+raw),timeline`). Values are trimmed; an
+// empty or repeated value, or unbalanced parentheses, is an error naming
+// the axis and the value.
+func ParseAxis(s string) (record.Axis, error) {
+	name, vals, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return record.Axis{}, fmt.Errorf("grid: axis %q: want name=v1,v2,...", s)
+	}
+	if name == "unit" {
+		name = AxisUnits
+	}
+	a := record.Axis{Name: name}
+	seen := map[string]bool{}
+	depth, start := 0, 0
+	add := func(v string) error {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			return fmt.Errorf("grid: axis %q: value %d is empty", s, len(a.Values)+1)
+		}
+		if seen[v] {
+			return fmt.Errorf("grid: axis %q: value %q appears twice", s, v)
+		}
+		seen[v] = true
+		a.Values = append(a.Values, v)
+		return nil
+	}
+	for i, r := range vals {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth < 0 {
+				return record.Axis{}, fmt.Errorf("grid: axis %q: unbalanced ')' at column %d of the values", s, i+1)
+			}
+		case ',':
+			if depth == 0 {
+				if err := add(vals[start:i]); err != nil {
+					return record.Axis{}, err
+				}
+				start = i + 1
+			}
+		}
+	}
+	if depth != 0 {
+		return record.Axis{}, fmt.Errorf("grid: axis %q: a '(' is not closed", s)
+	}
+	if err := add(vals[start:]); err != nil {
+		return record.Axis{}, err
+	}
+	return a, nil
+}

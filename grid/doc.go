@@ -1,0 +1,27 @@
+// Package grid runs experiments as grids: fixed components and axes that
+// vary them (system, embedder, retrieval units, reader, k, judges,
+// dataset, persona, or any knob of a component, all by the catalog's spec
+// strings), with a baseline. Grid.Run runs every point through package
+// runs (and so the run store: resumable, a rerun computes only what is
+// missing), points concurrently, on one progress display, and returns a
+// reports.Set to slice, tabulate and plot.
+//
+// Work the points share is done once: points with the same memory system
+// on the same dataset share one built system (retrieval.Shared), searched
+// once per question (at the largest k when its ranking is a prefix for
+// every k). Points that need a model when none is configured are skipped
+// with a typed reason (*catalog.NeedsModelError), never by matching an
+// error's text.
+//
+// # Files
+//
+//	axes.go      the axis names, Axis, Ks, ParseAxis (a command line's axis)
+//	grid.go      Grid, its resolution into points, Run, the shared builds
+//	progress.go  one progress display for every point
+//
+// # Dependencies
+//
+// grid sits above runs and catalog and returns reports' Set; it is
+// imported only by cmd and stdlib (notebooks reach it through the symbol
+// tables).
+package grid

@@ -1,0 +1,574 @@
+package grid
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/memlab/memlab/catalog"
+	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/judge"
+	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
+	"github.com/memlab/memlab/retrieval"
+	"github.com/memlab/memlab/runs"
+)
+
+// Defaults of a Grid's fixed components.
+const (
+	DefaultSystem = "flat(bm25)"
+	DefaultReader = "extractive"
+	DefaultK      = 10
+)
+
+// Grid is an experiment: fixed components, axes that vary them, and a
+// baseline. Run runs every point of the axes' product through the run
+// store and returns the results as a reports.Set.
+type Grid struct {
+	// Data is the dataset every point runs on (unless a dataset axis
+	// names others; nil = the bundled sample).
+	Data *datasets.Dataset
+	// System, Reader and Judges are the components of every point that no
+	// axis varies, as spec strings ("" = DefaultSystem, DefaultReader; no
+	// judge: the offline proxies and exact metrics are always scored). K
+	// is the retrieval depth (0 = DefaultK).
+	System, Reader string
+	Judges         []string
+	K              int
+	// Axes vary the points: the names AxisSystem, AxisReader, AxisJudge,
+	// AxisK, AxisEmbedder, AxisUnits, AxisDataset, AxisPersona, or any
+	// knob of the system (or of the reader), in the order they apply.
+	Axes []record.Axis
+	// Baseline is the axis values of the point the others are compared
+	// with; an axis it leaves out takes its first value (nil = the first
+	// point).
+	Baseline map[string]string
+	// Env holds the model client (nil or no Client = offline: points
+	// that need a model are skipped, judges that need one are left out,
+	// each said once) and the Weaviate server; its Data is set per point.
+	Env *catalog.Env
+	// Params are recorded with every run and are part of its id (the
+	// notebook's name, a seed).
+	Params map[string]string
+	// Options are each run's options (the store; Progress and Workers);
+	// the grid shows one progress display for all its points.
+	Options runs.Options
+	// Concurrency is how many points run at once (0 = the number of CPUs
+	// offline, 16 with a model client: points then mostly wait on the
+	// endpoints, whose limits bound the calls in flight).
+	Concurrency int
+}
+
+// point is one resolved point of a grid.
+type point struct {
+	params map[string]string
+	data   *datasets.Dataset
+	system *catalog.Spec
+	reader *catalog.Spec
+	judges []*catalog.Spec
+	k      int
+}
+
+// Points resolves the grid's points without running them: each point's
+// axis values and the canonical specs of its system, reader and judges,
+// as `system=flat(dense:lsa) reader=extractive judges= k=10`. A bad spec
+// or an axis no component takes is an error naming the axis and value.
+func (g Grid) Points() ([]string, error) {
+	ps, _, err := g.resolve()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range ps {
+		var js []string
+		for _, j := range p.judges {
+			js = append(js, j.String())
+		}
+		out = append(out, fmt.Sprintf("system=%s reader=%s judges=%s k=%d", p.system, p.reader, strings.Join(js, "+"), p.k))
+	}
+	return out, nil
+}
+
+// resolve turns the axes' product into points; datasets opened by a
+// dataset axis are returned by path.
+func (g Grid) resolve() ([]point, map[string]*datasets.Dataset, error) {
+	grid, err := record.Grid(g.Axes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("grid: %w", err)
+	}
+	base := g.Data
+	if base == nil {
+		if base, err = datasets.Sample(); err != nil {
+			return nil, nil, fmt.Errorf("grid: the bundled sample: %w", err)
+		}
+	}
+	opened := map[string]*datasets.Dataset{}
+	var out []point
+	for _, params := range grid {
+		p := point{params: params, data: base, k: cmpOr(g.K, DefaultK)}
+		sys, rd := cmpOr(g.System, DefaultSystem), cmpOr(g.Reader, DefaultReader)
+		if v, ok := params[AxisSystem]; ok {
+			sys = v
+		}
+		if v, ok := params[AxisReader]; ok {
+			rd = v
+		}
+		if p.system, err = catalog.Parse(catalog.KindSystem, sys); err != nil {
+			return nil, nil, fmt.Errorf("grid: system %q: %w", sys, err)
+		}
+		if p.reader, err = parseModelOr(catalog.KindReader, "reader", rd); err != nil {
+			return nil, nil, fmt.Errorf("grid: reader %q: %w", rd, err)
+		}
+		judges := g.Judges
+		if v, ok := params[AxisJudge]; ok {
+			judges = nil
+			if v != "none" {
+				judges = splitTop(v, '+')
+			}
+		}
+		for _, j := range judges {
+			js, err := catalog.Parse(catalog.KindJudge, j)
+			if err != nil {
+				return nil, nil, fmt.Errorf("grid: judge %q: %w", j, err)
+			}
+			p.judges = append(p.judges, js)
+		}
+		for _, a := range g.Axes {
+			v := params[a.Name]
+			switch a.Name {
+			case AxisSystem, AxisReader, AxisJudge:
+			case AxisK:
+				k, err := strconv.Atoi(v)
+				if err != nil || k <= 0 {
+					return nil, nil, fmt.Errorf("grid: axis k: value %q is not a positive integer", v)
+				}
+				p.k = k
+			case AxisDataset:
+				d, ok := opened[v]
+				if !ok {
+					path := v
+					if v == "sample" {
+						path = ""
+					}
+					if d, err = datasets.Open(path); err != nil {
+						return nil, nil, fmt.Errorf("grid: axis dataset: %w", err)
+					}
+					opened[v] = d
+				}
+				p.data = d
+			case AxisPersona:
+			case AxisEmbedder:
+				emb := v
+				if v != "bm25" {
+					es, err := parseModelOr(catalog.KindEmbedder, "embedder", v)
+					if err != nil {
+						return nil, nil, fmt.Errorf("grid: axis embedder: %w", err)
+					}
+					emb = es.String()
+				}
+				if p.system, err = p.system.With("embedder", emb); err != nil {
+					return nil, nil, fmt.Errorf("grid: axis embedder=%s on system %s: %w", v, sys, err)
+				}
+			default:
+				name := a.Name
+				if name == "unit" {
+					name = AxisUnits
+				}
+				s, serr := p.system.With(name, v)
+				if serr == nil {
+					p.system = s
+					continue
+				}
+				var unknown *catalog.UnknownError
+				if !errors.As(serr, &unknown) || unknown.Name != name {
+					return nil, nil, fmt.Errorf("grid: axis %s=%s on system %s: %w", name, v, sys, serr)
+				}
+				r, rerr := p.reader.With(name, v)
+				if rerr != nil {
+					return nil, nil, fmt.Errorf("grid: axis %q is no axis of a grid (system, reader, judge, k, embedder, units, dataset, persona) and no knob of the system or the reader: %w", a.Name, serr)
+				}
+				p.reader = r
+			}
+		}
+		// The persona applies last: to whichever dataset the point runs on.
+		if v, ok := params[AxisPersona]; ok {
+			sub, err := onlyCorpus(p.data, v)
+			if err != nil {
+				return nil, nil, err
+			}
+			p.data = sub
+		}
+		out = append(out, p)
+	}
+	return out, opened, nil
+}
+
+// parseModelOr parses a spec of kind; a bare name the catalog does not
+// have (a model's name such as text-embedding-3-small or qwen3-32b) is
+// taken as entry(model=name).
+func parseModelOr(kind catalog.Kind, entry, s string) (*catalog.Spec, error) {
+	sp, err := catalog.Parse(kind, s)
+	var unknown *catalog.UnknownError
+	if err != nil && errors.As(err, &unknown) && unknown.Pos == 0 && unknown.What == string(kind) && !strings.ContainsAny(s, "()=") {
+		if sp2, err2 := catalog.Parse(kind, entry+"(model="+quoteModel(s)+")"); err2 == nil {
+			return sp2, nil
+		}
+	}
+	return sp, err
+}
+
+// quoteModel quotes a model name that is not a plain word of the spec
+// grammar (one with ':' or '/', as openai/gpt-4o-mini).
+func quoteModel(s string) string {
+	if strings.ContainsAny(s, ":/ ,+\"") {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// onlyCorpus is d restricted to one corpus and its questions.
+func onlyCorpus(d *datasets.Dataset, id string) (*datasets.Dataset, error) {
+	c := d.Corpus(id)
+	if c == nil {
+		var ids []string
+		for _, c := range d.Corpora {
+			ids = append(ids, c.ID)
+		}
+		return nil, fmt.Errorf("grid: axis persona: dataset %s has no corpus %q (it has %s)", d.Name, id, strings.Join(ids, ", "))
+	}
+	sub := *d
+	sub.Corpora = []*datasets.Corpus{c}
+	sub.Questions = nil
+	for _, q := range d.Questions {
+		if q.CorpusID == id {
+			sub.Questions = append(sub.Questions, q)
+		}
+	}
+	return &sub, nil
+}
+
+// splitTop splits s at sep outside parentheses.
+func splitTop(s string, sep rune) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case sep:
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(out, strings.TrimSpace(s[start:]))
+}
+
+func cmpOr[T comparable](a, b T) T {
+	var zero T
+	if a != zero {
+		return a
+	}
+	return b
+}
+
+// Run runs every point of g and returns the set of their results, in grid
+// order. Points that share a memory (the same system spec on the same
+// dataset: they differ in the reader, the judges or k) share one built
+// system, searched once per question at every k they need (once, at the
+// largest, when the system is retrieval.PrefixStable: k is a cut of one
+// ranking); see retrieval.Shared. Up to Concurrency points run at once,
+// each through runs.Run with g.Options (so with a store each point is
+// resumable and a rerun computes only what is missing), all reported on
+// one progress display.
+//
+// A point whose system or reader needs a model when g.Env has no client
+// is skipped: its Skipped is the *catalog.NeedsModelError, and the set's
+// Skips() says it once per reason. A judge that needs a model is left out
+// of every point then, said once in the set's Notes. A point that fails
+// (a store that cannot be written, a cancelled ctx) has its Err; Run
+// returns an error only for a grid it cannot resolve.
+//
+// In a dry run (llm.DryRun) each point's Result holds its estimate, made
+// on its own system (an estimate does not know what points share).
+func (g Grid) Run(ctx context.Context) (*reports.Set, error) {
+	pts, _, err := g.resolve()
+	if err != nil {
+		return nil, err
+	}
+	env := catalog.Env{}
+	if g.Env != nil {
+		env = *g.Env
+	}
+	env.Context = ctx
+	offline := env.Client == nil
+	set := &reports.Set{Axes: g.Axes, Points: make([]reports.Point, len(pts))}
+	varying := varyingAxes(g.Axes)
+	for i, p := range pts {
+		set.Points[i] = reports.Point{Params: p.params, Label: label(varying, p.params), Data: p.data}
+	}
+	if g.Baseline != nil {
+		set.Baseline = map[string]string{}
+		for _, a := range g.Axes {
+			v, ok := g.Baseline[a.Name]
+			if !ok {
+				v = a.Values[0]
+			}
+			set.Baseline[a.Name] = v
+		}
+	}
+
+	// Skips and left-out judges, decided from the specs' roles.
+	noted := map[string]bool{}
+	for i, p := range pts {
+		for _, s := range []*catalog.Spec{p.system, p.reader} {
+			if roles := s.Roles(); offline && len(roles) > 0 && set.Points[i].Skipped == nil {
+				set.Points[i].Skipped = &catalog.NeedsModelError{Component: s.String(), Role: roles[0]}
+			}
+		}
+		if !offline {
+			continue
+		}
+		var kept []*catalog.Spec
+		for _, j := range p.judges {
+			if roles := j.Roles(); len(roles) > 0 {
+				if n := (&catalog.NeedsModelError{Component: j.String(), Role: roles[0]}).Error(); !noted[n] {
+					noted[n] = true
+					set.Notes = append(set.Notes, "not judged: "+n)
+				}
+				continue
+			}
+			kept = append(kept, j)
+		}
+		pts[i].judges = kept
+	}
+
+	b := newBuilder(env, pts, set)
+	prog := newGridProgress(g.Options.Reporter(), set, pts)
+	conc := g.Concurrency
+	if conc <= 0 {
+		conc = runtime.GOMAXPROCS(0)
+		if !offline {
+			conc = 16
+		}
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, conc)
+	for i := range pts {
+		if set.Points[i].Skipped != nil || set.Points[i].Err != nil {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			res, err := g.runPoint(ctx, b, pts[i], set.Points[i].Label, prog)
+			set.Points[i].Result, set.Points[i].Err = res, err
+			if errors.Is(err, retrieval.ErrNeedsModel) {
+				set.Points[i].Result, set.Points[i].Err, set.Points[i].Skipped = nil, nil, err
+			}
+		}()
+	}
+	wg.Wait()
+	prog.finish()
+	return set, nil
+}
+
+// runPoint runs one point.
+func (g Grid) runPoint(ctx context.Context, b *builder, p point, lbl string, prog *gridProgress) (*record.Result, error) {
+	sys, err := b.system(p)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := b.reader(p)
+	if err != nil {
+		return nil, err
+	}
+	var judges []runs.Judge
+	for _, j := range p.judges {
+		rj, err := b.judge(j)
+		if err != nil {
+			return nil, err
+		}
+		judges = append(judges, rj...)
+	}
+	opts := g.Options
+	opts.Progress, opts.Quiet = prog.point(), false
+	if prog.overall == nil {
+		opts.Quiet = true
+	}
+	cfg := runs.Config{System: sys, Reader: rd, K: p.k, Judges: judges, Label: lbl}
+	if len(g.Params) > 0 {
+		cfg.Params = maps.Clone(g.Params)
+	}
+	return runs.Run(ctx, p.data, cfg, opts)
+}
+
+// varyingAxes are the axes with more than one value.
+func varyingAxes(axes []record.Axis) []string {
+	var out []string
+	for _, a := range axes {
+		if len(a.Values) > 1 {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+// label is a point's name in tables: the values of the axes that vary,
+// "system=timeline k=10" (the single axis's value alone, "timeline", when
+// one axis varies; "all" when none does).
+func label(varying []string, params map[string]string) string {
+	switch len(varying) {
+	case 0:
+		return "all"
+	case 1:
+		return params[varying[0]]
+	}
+	var parts []string
+	for _, a := range varying {
+		parts = append(parts, a+"="+params[a])
+	}
+	return strings.Join(parts, " ")
+}
+
+// builder builds each distinct component once.
+type builder struct {
+	env   catalog.Env
+	mu    sync.Mutex
+	sys   map[string]*sharedSystem
+	rds   map[string]generate.Reader
+	jdg   map[string][]runs.Judge
+	ks    map[string][]int // system key -> the ks its points use
+	datas map[string]*datasets.Dataset
+}
+
+type sharedSystem struct {
+	once   sync.Once
+	shared *retrieval.Shared
+	plain  retrieval.System // dry run: no sharing
+	err    error
+}
+
+// sysKey identifies a memory: its spec on its dataset (fingerprint and
+// questions: a persona's subset is another memory).
+func sysKey(p point) string {
+	return p.system.String() + "\x00" + p.data.Fingerprint + "\x00" + p.data.Errata + "\x00" + strconv.Itoa(len(p.data.Questions)) + "\x00" + firstCorpus(p.data)
+}
+
+func firstCorpus(d *datasets.Dataset) string {
+	if len(d.Corpora) == 1 {
+		return d.Corpora[0].ID
+	}
+	return ""
+}
+
+func newBuilder(env catalog.Env, pts []point, set *reports.Set) *builder {
+	b := &builder{env: env, sys: map[string]*sharedSystem{}, rds: map[string]generate.Reader{}, jdg: map[string][]runs.Judge{},
+		ks: map[string][]int{}}
+	for i, p := range pts {
+		if set.Points[i].Skipped != nil {
+			continue
+		}
+		key := sysKey(p)
+		if !slices.Contains(b.ks[key], p.k) {
+			b.ks[key] = append(b.ks[key], p.k)
+		}
+	}
+	return b
+}
+
+// system returns p's view of its shared memory, built at the first point
+// that needs it.
+func (b *builder) system(p point) (retrieval.System, error) {
+	key := sysKey(p)
+	b.mu.Lock()
+	s, ok := b.sys[key]
+	if !ok {
+		s = &sharedSystem{}
+		b.sys[key] = s
+	}
+	b.mu.Unlock()
+	s.once.Do(func() {
+		env := b.env
+		env.Data = p.data
+		var built any
+		if built, s.err = p.system.Build(&env); s.err != nil {
+			s.err = fmt.Errorf("grid: build %s: %w", p.system, s.err)
+			return
+		}
+		sys := built.(retrieval.System)
+		if llm.DryRun() {
+			s.plain = sys
+			return
+		}
+		s.shared, s.err = retrieval.NewShared(p.data, sys, b.ks[key])
+	})
+	if s.err != nil {
+		return nil, s.err
+	}
+	if s.plain != nil {
+		return s.plain, nil
+	}
+	return s.shared.View(), nil
+}
+
+// reader returns p's reader, built once per spec.
+func (b *builder) reader(p point) (generate.Reader, error) {
+	key := p.reader.String()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if r, ok := b.rds[key]; ok {
+		return r, nil
+	}
+	built, err := p.reader.Build(&b.env)
+	if err != nil {
+		return nil, fmt.Errorf("grid: build %s: %w", key, err)
+	}
+	r := built.(generate.Reader)
+	b.rds[key] = r
+	return r, nil
+}
+
+// judge returns the run judges of a judge spec (CloneMem's memory judge
+// gives two metrics from one judge: one runs.Judge), built once per spec.
+func (b *builder) judge(s *catalog.Spec) ([]runs.Judge, error) {
+	key := s.String()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if j, ok := b.jdg[key]; ok {
+		return j, nil
+	}
+	built, err := s.Build(&b.env)
+	if err != nil {
+		return nil, fmt.Errorf("grid: build %s: %w", key, err)
+	}
+	cj := built.(*catalog.Judge)
+	var out []runs.Judge
+	switch j := cj.Judge.(type) {
+	case *judge.KnowMeJudge:
+		out = []runs.Judge{runs.KnowMeJudge(j)}
+	case *judge.CloneMemJudge:
+		if cj.Use == "memory" {
+			out = []runs.Judge{runs.CloneMemMemoryJudge(j)}
+		} else {
+			out = []runs.Judge{runs.CloneMemQAJudge(j)}
+		}
+	default:
+		return nil, fmt.Errorf("grid: judge %s: built a %T, which no run judge wraps", key, cj.Judge)
+	}
+	b.jdg[key] = out
+	return out, nil
+}
