@@ -78,8 +78,10 @@ func init() {
 		"MetricDiff":     reflect.ValueOf((*reports.MetricDiff)(nil)),
 		"MetricMatrix":   reflect.ValueOf((*reports.MetricMatrix)(nil)),
 		"NotebookRef":    reflect.ValueOf((*reports.NotebookRef)(nil)),
+		"Point":          reflect.ValueOf((*reports.Point)(nil)),
 		"QuestionDiff":   reflect.ValueOf((*reports.QuestionDiff)(nil)),
 		"RunDiff":        reflect.ValueOf((*reports.RunDiff)(nil)),
+		"Set":            reflect.ValueOf((*reports.Set)(nil)),
 		"Summary":        reflect.ValueOf((*reports.Summary)(nil)),
 	}
 }

@@ -74,6 +74,7 @@ func init() {
 		"NewNaiveRAG":                 reflect.ValueOf(retrieval.NewNaiveRAG),
 		"NewOracle":                   reflect.ValueOf(retrieval.NewOracle),
 		"NewOracleStatements":         reflect.ValueOf(retrieval.NewOracleStatements),
+		"NewShared":                   reflect.ValueOf(retrieval.NewShared),
 		"NewTimeAware":                reflect.ValueOf(retrieval.NewTimeAware),
 		"NewVecStore":                 reflect.ValueOf(retrieval.NewVecStore),
 		"OfflineHashed":               reflect.ValueOf(constant.MakeFromLiteral("\"hashed\"", token.STRING, 0)),
@@ -127,12 +128,15 @@ func init() {
 		"Oracle":             reflect.ValueOf((*retrieval.Oracle)(nil)),
 		"OracleStatements":   reflect.ValueOf((*retrieval.OracleStatements)(nil)),
 		"Plan":               reflect.ValueOf((*retrieval.Plan)(nil)),
+		"PrefixStable":       reflect.ValueOf((*retrieval.PrefixStable)(nil)),
 		"RRF":                reflect.ValueOf((*retrieval.RRF)(nil)),
 		"RefitStats":         reflect.ValueOf((*retrieval.RefitStats)(nil)),
 		"Refitter":           reflect.ValueOf((*retrieval.Refitter)(nil)),
 		"RetrievalScore":     reflect.ValueOf((*retrieval.RetrievalScore)(nil)),
 		"ScoredRow":          reflect.ValueOf((*retrieval.ScoredRow)(nil)),
 		"SearchPlanner":      reflect.ValueOf((*retrieval.SearchPlanner)(nil)),
+		"Shared":             reflect.ValueOf((*retrieval.Shared)(nil)),
+		"SharedView":         reflect.ValueOf((*retrieval.SharedView)(nil)),
 		"System":             reflect.ValueOf((*retrieval.System)(nil)),
 		"TimeAware":          reflect.ValueOf((*retrieval.TimeAware)(nil)),
 		"TimeAwareConfig":    reflect.ValueOf((*retrieval.TimeAwareConfig)(nil)),
@@ -150,6 +154,7 @@ func init() {
 		"_IngestPlanner": reflect.ValueOf((*_github_com_memlab_memlab_retrieval_IngestPlanner)(nil)),
 		"_Memory":        reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Memory)(nil)),
 		"_Metered":       reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Metered)(nil)),
+		"_PrefixStable":  reflect.ValueOf((*_github_com_memlab_memlab_retrieval_PrefixStable)(nil)),
 		"_Refitter":      reflect.ValueOf((*_github_com_memlab_memlab_retrieval_Refitter)(nil)),
 		"_SearchPlanner": reflect.ValueOf((*_github_com_memlab_memlab_retrieval_SearchPlanner)(nil)),
 		"_System":        reflect.ValueOf((*_github_com_memlab_memlab_retrieval_System)(nil)),
@@ -207,6 +212,16 @@ type _github_com_memlab_memlab_retrieval_Metered struct {
 
 func (W _github_com_memlab_memlab_retrieval_Metered) Meter() retrieval.Meter {
 	return W.WMeter()
+}
+
+// _github_com_memlab_memlab_retrieval_PrefixStable is an interface wrapper for PrefixStable type
+type _github_com_memlab_memlab_retrieval_PrefixStable struct {
+	IValue        interface{}
+	WPrefixStable func() bool
+}
+
+func (W _github_com_memlab_memlab_retrieval_PrefixStable) PrefixStable() bool {
+	return W.WPrefixStable()
 }
 
 // _github_com_memlab_memlab_retrieval_Refitter is an interface wrapper for Refitter type

@@ -30,6 +30,7 @@ var Packages = []string{
 	"github.com/memlab/memlab/display",
 	"github.com/memlab/memlab/formats",
 	"github.com/memlab/memlab/generate",
+	"github.com/memlab/memlab/grid",
 	"github.com/memlab/memlab/judge",
 	"github.com/memlab/memlab/llm",
 	"github.com/memlab/memlab/llm/offline",
@@ -55,6 +56,7 @@ var Packages = []string{
 //go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/retrieval/amem github.com/memlab/memlab/retrieval/mem0 github.com/memlab/memlab/retrieval/memos github.com/memlab/memlab/retrieval/timeline
 //go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/retrieval/weaviate
 //go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/catalog
+//go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/grid
 //go:generate go run ../internal/cmd/extract -name stdlib gonum.org/v1/gonum/stat gonum.org/v1/gonum/floats gonum.org/v1/gonum/mat gonum.org/v1/gonum/stat/distuv
 //go:generate go run ../internal/cmd/extract -name stdlib gonum.org/v1/plot gonum.org/v1/plot/plotter gonum.org/v1/plot/plotutil gonum.org/v1/plot/vg
 //go:generate go run ../internal/cmd/extract -name stdlib gonum.org/v1/plot/vg/draw gonum.org/v1/plot/vg/vgimg gonum.org/v1/plot/font gonum.org/v1/plot/text gonum.org/v1/plot/palette
