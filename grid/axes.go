@@ -62,9 +62,6 @@ func ParseAxis(s string) (record.Axis, error) {
 	if !ok || name == "" {
 		return record.Axis{}, fmt.Errorf("grid: axis %q: want name=v1,v2,...", s)
 	}
-	if name == "unit" {
-		name = AxisUnits
-	}
 	a := record.Axis{Name: name}
 	seen := map[string]bool{}
 	depth, start := 0, 0

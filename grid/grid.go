@@ -51,9 +51,11 @@ type Grid struct {
 	// with; an axis it leaves out takes its first value (nil = the first
 	// point).
 	Baseline map[string]string
-	// Env holds the model client (nil or no Client = offline: points
-	// that need a model are skipped, judges that need one are left out,
-	// each said once) and the Weaviate server; its Data is set per point.
+	// Env holds the model client and the Weaviate server; its Data is set
+	// per point. nil means the configured endpoint's client
+	// (llm.DefaultIfConfigured), offline when none is configured; an Env
+	// without Client is offline. Offline, points that need a model are
+	// skipped and judges that need one are left out, each said once.
 	Env *catalog.Env
 	// Params are recorded with every run and are part of its id (the
 	// notebook's name, a seed).
@@ -310,6 +312,8 @@ func (g Grid) Run(ctx context.Context) (*reports.Set, error) {
 	env := catalog.Env{}
 	if g.Env != nil {
 		env = *g.Env
+	} else if env.Client, err = llm.DefaultIfConfigured(); err != nil {
+		return nil, fmt.Errorf("grid: the configured model endpoint: %w", err)
 	}
 	env.Context = ctx
 	offline := env.Client == nil

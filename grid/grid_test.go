@@ -255,9 +255,6 @@ func TestParseAxis(t *testing.T) {
 			t.Errorf("%s: %q %v, want %q", c.in, a.Values, err, c.want)
 		}
 	}
-	if a, _ := ParseAxis("unit=raw,facts+raw"); a.Name != "units" {
-		t.Errorf("unit read as %q", a.Name)
-	}
 }
 
 // TestAxisErrors: an axis no component takes, or a bad value, is an error

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/memlab/memlab/analysis"
+	"github.com/memlab/memlab/grid"
 	"github.com/memlab/memlab/kernel/notebook"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/record"
@@ -33,7 +34,7 @@ func (a axesFlag) String() string {
 }
 
 func (a axesFlag) Set(s string) error {
-	ax, err := record.ParseAxis(s)
+	ax, err := grid.ParseAxis(s)
 	if err != nil {
 		return err
 	}
@@ -54,7 +55,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	outDir := fs.String("o", "", "directory for the points' outputs and the combined table (default: sweep-NAME beside the notebook)")
 	var axes []record.Axis
-	fs.Var(axesFlag{&axes}, "p", "a sweep axis: name=v1,v2,... over a variable of the parameters cell (repeatable)")
+	fs.Var(axesFlag{&axes}, "p", "a sweep axis: name=v1,v2,... over a variable of the parameters cell (repeatable; commas inside parentheses stay in the value: system=flat(bm25,units=facts+raw),timeline)")
 	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
