@@ -30,6 +30,11 @@
 //	errata.go       ErrataTable: raw against corrected scores
 //	judges.go       Verdicts, JudgeTable, KnowMeTable (KnowMe-Bench Table 1), OnlyJudge,
 //	                JudgeAgreementTable, DisagreementTable
+//	rates.go        QARates, QARatesTable: CloneMem's QA hallucination and perfect rates
+//	paperscale.go   PaperScale, MetricScale, ScaleNote: the scales the papers report metrics on
+//	paper.go        the papers' published figures (paperdata/papers.csv): PaperEntries,
+//	                PaperLookup, PaperValue, PaperMetric, PaperMetricLabel
+//	papertable.go   PaperTable (a paper's layout, its figures beside ours), WithPaper
 //	calibration.go  CalibrationTable
 //	sweep.go        SweepTable
 //	estimate.go     EstimateTable, DryRun, UsageTable (what runs spent, per stage)
