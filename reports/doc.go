@@ -35,6 +35,7 @@
 //	paper.go        the papers' published figures (paperdata/papers.csv): PaperEntries,
 //	                PaperLookup, PaperValue, PaperMetric, PaperMetricLabel
 //	papertable.go   PaperTable (a paper's layout, its figures beside ours), WithPaper
+//	papercell.go    PaperCellOf: a PaperCell (our mean and interval) from records
 //	calibration.go  CalibrationTable
 //	sweep.go        SweepTable
 //	estimate.go     EstimateTable, DryRun, UsageTable (what runs spent, per stage)

@@ -26,6 +26,11 @@ const KnowMeTaskMappingNote = "KnowMe-Bench Table 1's columns are matched to mem
 	"abstention, T3 temporal reasoning, T4 logical event ordering, T5 mnestic trigger analysis, T6 mind-body interaction, " +
 	"T7 expert-annotated psychoanalysis; levels I = T1-T3, II = T4-T5, III = T6-T7)."
 
+// KnowMeBaseNote says what KnowMe-Bench Table 1's rows are; a table with
+// its numbers beside memlab's carries it in its note.
+const KnowMeBaseNote = "KnowMe-Bench Table 1's \"base\" is the backbone reading the whole long context (not a reader without memory), " +
+	"and each \"+\" row is the change a memory system adds to it, in points of the score / 5 in %."
+
 // paperCSV is the papers' published figures, one per line, copied from
 // ../shared/docs/paper-results.md (TestPaperDataMatchesPaperResults
 // checks every number against it).

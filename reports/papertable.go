@@ -133,7 +133,7 @@ func (n *paperNotes) String() string {
 	out := "The \"paper\" columns are the figures " + strings.Join(ps, " and ") +
 		" publish (docs: paper-results.md), on the paper's scale; a reproduction on other data, models and judges is expected to differ."
 	if n.papers[PaperKnowMe] {
-		out += " " + KnowMeTaskMappingNote
+		out += " " + KnowMeBaseNote + " " + KnowMeTaskMappingNote
 	}
 	for _, s := range n.order {
 		out += " " + s

@@ -140,12 +140,45 @@ func TestPaperTableKnowMe(t *testing.T) {
 			t.Errorf("row %d:\n got %s\nwant %s", i, g, w)
 		}
 	}
-	if !strings.Contains(note, KnowMeTaskMappingNote) || !strings.Contains(note, "/ 5, in %") {
+	if !strings.Contains(note, KnowMeTaskMappingNote) || !strings.Contains(note, KnowMeBaseNote) || !strings.Contains(note, "/ 5, in %") {
 		t.Errorf("note %q", note)
 	}
 	// A "+" cell without our base shows our absolute value, saying so.
 	tab, _, _ = PaperTable(cells[2:3], PaperTableOptions{})
 	if got := tab.Rows[0][3]; got != "60.0 (abs.; no base)" {
 		t.Errorf("no base: %q", got)
+	}
+}
+
+func TestPaperCellOf(t *testing.T) {
+	q := PaperQuery{Paper: PaperCloneMem, Table: "4", K: 10, Metric: "QA consistency", Backbone: "LLaMA", System: "Flat"}
+	c, err := PaperCellOf(q, qaRecords(), "", PaperCellOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Scores 0,0,1,2,3,3,3,3: mean 15/8 on 0-3; the two failed verdicts
+	// are counted apart, the failed record in neither.
+	if c.Metric != judge.MetricQAConsistency || c.Ours.Estimate != 1.875 || c.Ours.N != 8 || c.Failed != 2 ||
+		!(c.Ours.Lo < 1.875 && 1.875 < c.Ours.Hi) || c.Ours.Level != 0.95 {
+		t.Errorf("cell %+v", c)
+	}
+	tab, _, err := PaperTable([]PaperCell{c}, PaperTableOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tab.Rows[0][2]; !strings.HasPrefix(got, "0.6250 [") || !strings.HasSuffix(got, "(n=8, 2 failed)") {
+		t.Errorf("cell shown as %q", got)
+	}
+	cl, _ := PaperCellOf(q, qaRecords(), "", PaperCellOptions{Seed: 1, ClusterByPersona: true})
+	if cl.Ours.Estimate != 1.875 || cl.Ours.Lo != 1.875 || cl.Ours.Hi != 1.875 {
+		t.Errorf("one persona: the clustered interval is a point, got %+v", cl.Ours)
+	}
+	if _, err := PaperCellOf(PaperQuery{Metric: "choice accuracy"}, qaRecords(), "", PaperCellOptions{}); err == nil ||
+		!strings.Contains(err.Error(), judge.MetricChoiceAccuracy) {
+		t.Errorf("missing metric: %v", err)
+	}
+	if _, err := PaperCellOf(PaperQuery{Metric: "F1"}, qaRecords(), "", PaperCellOptions{}); err == nil ||
+		!strings.Contains(err.Error(), `"F1"`) {
+		t.Errorf("unknown label: %v", err)
 	}
 }
