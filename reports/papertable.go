@@ -130,8 +130,12 @@ func (n *paperNotes) String() string {
 			ps = append(ps, p)
 		}
 	}
-	out := "The \"paper\" columns are the figures " + strings.Join(ps, " and ") +
-		" publish (docs: paper-results.md), on the paper's scale; a reproduction on other data, models and judges is expected to differ."
+	verb := " publishes"
+	if len(ps) > 1 {
+		verb = " publish"
+	}
+	out := "The \"paper\" columns are the figures " + strings.Join(ps, " and ") + verb +
+		", as memlab holds them (reports/paperdata/papers.csv), on the paper's scale; a reproduction on other data, models and judges is expected to differ."
 	if n.papers[PaperKnowMe] {
 		out += " " + KnowMeBaseNote + " " + KnowMeTaskMappingNote
 	}
