@@ -66,7 +66,10 @@ type PaperQuery struct {
 	// (GPT-4o-mini); "Qwen3-32B", "GPT-5-mini".
 	Backbone string
 	// Embedder is "Contriever" or "text-emb-3-small" (text-embedding-3-
-	// small); "" where the paper does not state it (Table 4).
+	// small); "" where the paper does not state it (Table 4). Table 3
+	// states Contriever for every column, though its 4o-mini Flat figures
+	// equal Table 5's 4o-mini / text-emb-3-small ones (the entries' Note
+	// says so): a query with Embedder "" matches either.
 	Embedder string
 	// Unit is the retrieval unit of CloneMem Table 6: "combined" (raw
 	// traces plus extracted memories), "w/o org" (extracted memories
