@@ -305,7 +305,15 @@ var entries = []*Entry{
 		}},
 
 	{Name: "extractive", Kind: KindReader, Doc: "offline: the retrieved sentence that best matches the question (generate.NewExtractive)",
-		build: func(*Env, *Spec) (any, error) { return generate.NewExtractive(), nil }},
+		Knobs: []Knob{
+			{Name: "threshold", Type: TypeFloat, Default: "0.5", Doc: "Extractive.Threshold: the least support of a chosen option, in [0, 1] (below it: abstain)"},
+			{Name: "margin", Type: TypeFloat, Default: "0.1", Doc: "Extractive.Margin: the least lead of the best option over the second"},
+			{Name: "sentences", Type: TypeInt, Default: "2", Doc: "Extractive.Sentences: sentences of a free-text answer"},
+			{Name: "passages", Type: TypeInt, Default: "3", Doc: "Extractive.Passages: the most relevant passages read for multiple choice (0 = all)"},
+		},
+		build: func(_ *Env, s *Spec) (any, error) {
+			return generate.Extractive{Threshold: s.Float("threshold"), Margin: s.Float("margin"), Sentences: s.Int("sentences"), Passages: s.Int("passages")}, nil
+		}},
 	{Name: "reader", Kind: KindReader, Doc: "a chat model answering from the retrieved memory (generate.NewModelReader)", Needs: llm.RoleBackbone,
 		Knobs: []Knob{modelKnob(llm.RoleBackbone),
 			{Name: "free_temperature", Type: TypeFloat, Default: "0.7", Doc: "ReaderConfig.FreeTemperature (a negative value sends 0)"},

@@ -250,6 +250,7 @@ func TestSpecEqualsHandBuilt(t *testing.T) {
 		{KindEmbedder, "lsa", admitted(retrieval.OfflineLSA)},
 		{KindEmbedder, "embedder(model=contriever)", llm.ClientEmbedder{Client: chat, Model: "contriever"}},
 		{KindReader, "extractive", generate.NewExtractive()},
+		{KindReader, "extractive(threshold=0.3,passages=0)", generate.Extractive{Threshold: 0.3, Margin: generate.DefaultMargin, Sentences: generate.DefaultSentences}},
 		{KindReader, "reader(model=qwen3-32b)", noErr(generate.NewModelReader(chat, generate.ReaderConfig{Model: "qwen3-32b"}))},
 		{KindExtractor, "extractive", offline.NewExtractive(offline.ExtractOptions{})},
 		{KindExtractor, "extractor(model=x)", noErr(retrieval.NewModelExtractor(chat, retrieval.ModelExtractConfig{Model: "x"}))},
