@@ -261,38 +261,73 @@ func (vc verdictColumns) scores(r record.Record) map[string]float64 {
 func metricCounts(recs []record.Record, col []float64, name string) (judged, failed, noRef int) {
 	vc := verdictKeys(recs)
 	for i, r := range recs {
-		if r.Failure != "" {
-			continue
-		}
-		if !math.IsNaN(col[i]) {
+		switch metricStatus(r, col[i], name, vc) {
+		case StatusOK:
 			judged++
-			continue
-		}
-		f, nr, other := 0, 0, 0
-		for _, s := range r.Scores {
-			n := s.Metric
-			if s.Kind == record.KindLLMJudge && vc.shared[n] {
-				n += " [" + s.Judge + "]"
-			}
-			switch {
-			case n != name:
-			case s.NoReference():
-				nr++
-			case s.Failed():
-				f++
-			default:
-				other++
-			}
-		}
-		switch {
-		case other > 0:
-		case f > 0:
+		case StatusFailed:
 			failed++
-		case nr > 0:
+		case StatusNoReference:
 			noRef++
 		}
 	}
 	return judged, failed, noRef
+}
+
+// The statuses of one record's value of one metric (WriteTidyCSV's status
+// column; metricCounts counts them).
+const (
+	// StatusOK is a value.
+	StatusOK = "ok"
+	// StatusFailed is a metric whose judge was asked and every score of it
+	// failed.
+	StatusFailed = "failed"
+	// StatusNoReference is a metric left unjudged for lack of a reference
+	// answer.
+	StatusNoReference = "no_reference"
+	// StatusRecordFailed is a record with a failure, never scored.
+	StatusRecordFailed = "record_failed"
+	// StatusUndefined is a metric the question does not define (recall
+	// without gold trace ids, evidence coverage without gold statements,
+	// choice accuracy without options).
+	StatusUndefined = "undefined"
+)
+
+// metricStatus is the status of record r's value v of the metric of column
+// name (vc names the records' verdict columns): StatusRecordFailed,
+// StatusOK, else from its scores of that metric: StatusUndefined when one
+// is neither failed nor without reference (or there is none),
+// StatusFailed when one failed, StatusNoReference otherwise.
+func metricStatus(r record.Record, v float64, name string, vc verdictColumns) string {
+	if r.Failure != "" {
+		return StatusRecordFailed
+	}
+	if !math.IsNaN(v) {
+		return StatusOK
+	}
+	f, nr, other := 0, 0, 0
+	for _, s := range r.Scores {
+		n := s.Metric
+		if s.Kind == record.KindLLMJudge && vc.shared[n] {
+			n += " [" + s.Judge + "]"
+		}
+		switch {
+		case n != name:
+		case s.NoReference():
+			nr++
+		case s.Failed():
+			f++
+		default:
+			other++
+		}
+	}
+	switch {
+	case other > 0:
+	case f > 0:
+		return StatusFailed
+	case nr > 0:
+		return StatusNoReference
+	}
+	return StatusUndefined
 }
 
 // csvFloat formats a score for CSV: NaN is an empty cell, infinities

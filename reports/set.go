@@ -22,6 +22,10 @@ type Set struct {
 	// Notes say once what the grid left out for the whole set (a judge
 	// that needs a model none is configured for).
 	Notes []string
+
+	// err is the error of the Where or WithBaseline that made this set
+	// (see Err); every method of a set carrying one returns it.
+	err error
 }
 
 // Point is one point of a Set.

@@ -1,0 +1,119 @@
+package reports
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/memlab/memlab/record"
+)
+
+// Compare is Compare over the points of s that ran, in order, each run
+// named by its point's label: means with intervals, paired differences
+// against the baseline with their tests, Holm-adjusted, and the protocol
+// warnings (Comparison.Lints, also in Note). The Note ends with the
+// points skipped or failed (Skips, Failures) and, when opts.Metrics is
+// nil, the default metrics some point lacks.
+//
+// The baseline is the ran point that takes the values of s.Baseline
+// (WithBaseline) on every axis that varies across s: the axes a Where
+// reduced to one value do not count, so after Where("k=10") the baseline
+// "system=flat k=5" means "system=flat" at k=10. Without a baseline it
+// is the first point that ran. A baseline no ran point matches is an
+// error; so is opts.Baseline other than 0 (the baseline is the set's).
+func (s *Set) Compare(opts CompareOptions) (*Comparison, error) {
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	if opts.Baseline != 0 {
+		return nil, fmt.Errorf("reports: set compare: CompareOptions.Baseline is %d: a set's baseline is chosen by its axis values (WithBaseline)", opts.Baseline)
+	}
+	var results []*record.Result
+	var points []int
+	for i, p := range s.Points {
+		if !p.Ran() {
+			continue
+		}
+		r := *p.Result
+		r.Label = s.labelOf(i)
+		results = append(results, &r)
+		points = append(points, i)
+	}
+	if len(results) == 0 {
+		return nil, fmt.Errorf("reports: set compare: no point of the %d ran%s", len(s.Points), skipsText(s))
+	}
+	base, err := s.baselineIndex(points)
+	if err != nil {
+		return nil, err
+	}
+	opts.Baseline = base
+	var lacking []string
+	if opts.Metrics == nil {
+		cols := ColumnsOf(results[base].Records)
+		metrics := []string{"Recall-Flat", "All-Any", "MRR"}
+		metrics = append(metrics, cols.JudgeNames()...)
+		metrics = append(metrics, cols.VerdictNames()...)
+		opts.Metrics, lacking = MetricsInEvery(results, metrics)
+		if len(opts.Metrics) == 0 {
+			return nil, fmt.Errorf("reports: set compare: no metric is in every ran point (lacking: %s)", strings.Join(lacking, ", "))
+		}
+	}
+	cmp, err := Compare(results, opts)
+	if err != nil {
+		return nil, fmt.Errorf("reports: set compare: %w", err)
+	}
+	var extra []string
+	if len(lacking) > 0 {
+		extra = append(extra, "not compared, as some point lacks them: "+strings.Join(lacking, ", "))
+	}
+	extra = append(extra, s.Skips()...)
+	extra = append(extra, s.Failures()...)
+	if len(extra) > 0 {
+		cmp.Note += "\n\nNot shown:\n"
+		for _, l := range extra {
+			cmp.Note += "\n- " + l
+		}
+		cmp.Note += "\n"
+	}
+	return cmp, nil
+}
+
+// baselineIndex returns the index among the ran points (points, indices
+// into s.Points) of the baseline.
+func (s *Set) baselineIndex(points []int) (int, error) {
+	if len(s.Baseline) == 0 {
+		return 0, nil
+	}
+	vary := map[string]bool{}
+	for _, a := range s.varying() {
+		vary[a] = true
+	}
+	for j, i := range points {
+		ok := true
+		for name, v := range s.Baseline {
+			if vary[name] && s.Points[i].Params[name] != v {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return j, nil
+		}
+	}
+	var parts []string
+	for name, v := range s.Baseline {
+		parts = append(parts, name+"="+v)
+	}
+	sort.Strings(parts)
+	return 0, fmt.Errorf("reports: set compare: no point that ran is the baseline %s (skipped, failed or left out by Where): choose one with WithBaseline",
+		strings.Join(parts, " "))
+}
+
+// skipsText is ": " and the skips of s, or "".
+func skipsText(s *Set) string {
+	l := append(s.Skips(), s.Failures()...)
+	if len(l) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(l, "; ")
+}

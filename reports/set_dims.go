@@ -1,0 +1,129 @@
+package reports
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/memlab/memlab/record"
+)
+
+// The dimensions of a pivot or plot besides the set's axes and the
+// question groupings (Groupings).
+const (
+	// ByPoint puts each point on its own row, column or series, named by
+	// its label.
+	ByPoint = "point"
+	// ByMetric puts the metrics on rows, columns or groups.
+	ByMetric = "metric"
+)
+
+type dimKind int
+
+const (
+	dimNone   dimKind = iota // "": one row or column, "all"
+	dimAxis                  // an axis of the set: a point's value
+	dimPoint                 // ByPoint: a point's label
+	dimMetric                // ByMetric
+	dimGroup                 // a grouping of the questions (GroupKey)
+)
+
+// dim is one dimension of a pivot.
+type dim struct {
+	name string
+	kind dimKind
+}
+
+// dimension resolves a pivot dimension: an axis of s first, then a
+// grouping, ByPoint, ByMetric, or "" (none).
+func (s *Set) dimension(name string) (dim, error) {
+	switch {
+	case name == "":
+		return dim{kind: dimNone}, nil
+	case s.axisValues(name) != nil:
+		return dim{name, dimAxis}, nil
+	case slices.Contains(Groupings(), name):
+		return dim{name, dimGroup}, nil
+	case name == ByPoint:
+		return dim{name, dimPoint}, nil
+	case name == ByMetric:
+		return dim{name, dimMetric}, nil
+	}
+	return dim{}, fmt.Errorf("reports: no axis or grouping %q: want an axis of the set (%s), a grouping (%s), %q or %q",
+		name, s.axisList(), strings.Join(Groupings(), ", "), ByPoint, ByMetric)
+}
+
+// title is the dimension's name as a table header.
+func (d dim) title() string {
+	if d.kind == dimNone {
+		return ""
+	}
+	return d.name
+}
+
+// key is the coordinate on d of point i of s (label is its label), in
+// question group g, for metric m.
+func (d dim) key(s *Set, i int, label, g, m string) string {
+	switch d.kind {
+	case dimAxis:
+		return s.Points[i].Params[d.name]
+	case dimPoint:
+		return label
+	case dimMetric:
+		return m
+	case dimGroup:
+		return g
+	}
+	return "all"
+}
+
+// keys returns d's coordinates in order: an axis's values in the axis's
+// order (those some point takes), the points' labels in order, the
+// metrics as given, the groups sorted.
+func (d dim) keys(s *Set, labels, groups, metrics []string) []string {
+	switch d.kind {
+	case dimAxis:
+		var out []string
+		for _, v := range s.axisValues(d.name) {
+			for _, p := range s.Points {
+				if p.Params[d.name] == v {
+					out = append(out, v)
+					break
+				}
+			}
+		}
+		return out
+	case dimPoint:
+		return labels
+	case dimMetric:
+		return metrics
+	case dimGroup:
+		return groups
+	}
+	return []string{"all"}
+}
+
+// groupRecords splits a point's records by the groupings of rows and
+// cols: the key of each group is its group on rows and on cols ("" on a
+// dimension that is no grouping).
+func groupRecords(p Point, rows, cols dim) (map[[2]string][]record.Record, error) {
+	out := map[[2]string][]record.Record{}
+	for _, r := range p.Result.Records {
+		var k [2]string
+		for j, d := range []dim{rows, cols} {
+			if d.kind != dimGroup {
+				continue
+			}
+			g, err := GroupKey(p.Data, r, d.name)
+			if err != nil {
+				return nil, err
+			}
+			k[j] = g
+		}
+		out[k] = append(out[k], r)
+	}
+	if len(out) == 0 && rows.kind != dimGroup && cols.kind != dimGroup {
+		out[[2]string{}] = nil // a run without records: one empty cell
+	}
+	return out, nil
+}

@@ -1,0 +1,185 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/memlab/memlab/analysis"
+)
+
+// Lines is a line chart of metric against axis x (numeric values, e.g.
+// "k"), one line per value of series (an axis, a grouping, ByPoint, or ""
+// for one line), the Y axis on the metric's scale: the plot of
+// Pivot(series, x, metric). A series without a value (its points skipped)
+// is left out; Skips says why.
+func (s *Set) Lines(x, series, metric string) (analysis.LinePlot, error) {
+	pt, err := s.Pivot(series, x, metric)
+	if err != nil {
+		return analysis.LinePlot{}, err
+	}
+	return pt.Lines()
+}
+
+// Bars is a grouped bar chart: one group per value of group (an axis, a
+// grouping, or ByMetric with several metrics), one bar per value of
+// series in each, with the bootstrap intervals as error bars: the plot of
+// Pivot(series, group, metrics...).
+func (s *Set) Bars(group, series string, metrics ...string) (analysis.BarPlot, error) {
+	pt, err := s.Pivot(series, group, metrics...)
+	if err != nil {
+		return analysis.BarPlot{}, err
+	}
+	return pt.Bars(), nil
+}
+
+// Heatmap is a heatmap of metric over rows x cols, coloured on the
+// metric's scale (0-1 for retrieval metrics and proxies, the judge's
+// scale for an LLM-judged metric): the plot of Pivot(rows, cols, metric).
+func (s *Set) Heatmap(rows, cols, metric string) (analysis.Heatmap, error) {
+	pt, err := s.Pivot(rows, cols, metric)
+	if err != nil {
+		return analysis.Heatmap{}, err
+	}
+	return pt.Heatmap(), nil
+}
+
+// Radar is a radar chart of metric with one spoke per group of by (e.g.
+// "task", at least 3) and one polygon per point that ran, on the metric's
+// scale: the plot of Pivot(ByPoint, by, metric).
+func (s *Set) Radar(by, metric string) (analysis.RadarPlot, error) {
+	pt, err := s.Pivot(ByPoint, by, metric)
+	if err != nil {
+		return analysis.RadarPlot{}, err
+	}
+	return pt.Radar(), nil
+}
+
+// Scale returns the scale of the metrics shown, when they share one: 0
+// and 1 for retrieval metrics, exact metrics and proxies, the judge's
+// Min and Max for an LLM-judged metric (Record.Scores); ok is false when
+// the metrics have different scales or none is known.
+func (pt *PivotTable) Scale() (lo, hi float64, ok bool) {
+	return pt.scaleLo, pt.scaleHi, pt.scaleHi > pt.scaleLo
+}
+
+// Lines returns the pivot as a line chart: one series per row, the
+// columns (numbers) along X. It fails when a column is not a number.
+func (pt *PivotTable) Lines() (analysis.LinePlot, error) {
+	xs := make([]float64, len(pt.Cols))
+	for j, c := range pt.Cols {
+		x, err := strconv.ParseFloat(strings.TrimSpace(c), 64)
+		if err != nil {
+			return analysis.LinePlot{}, fmt.Errorf("reports: lines: %s value %q is not a number: plot it with Bars", pt.ColsBy, c)
+		}
+		xs[j] = x
+	}
+	lp := analysis.LinePlot{Title: pt.title(), XLabel: pt.ColsBy, YLabel: pt.metricLabel()}
+	lp.YMin, lp.YMax, _ = pt.Scale()
+	for i, r := range pt.Rows {
+		ser := analysis.Series{Name: r, X: xs, Y: make([]float64, len(xs))}
+		finite := false
+		for j, c := range pt.Cells[i] {
+			ser.Y[j] = c.Mean.Estimate
+			finite = finite || !math.IsNaN(c.Mean.Estimate)
+		}
+		if finite {
+			lp.Series = append(lp.Series, ser)
+		}
+	}
+	return lp, nil
+}
+
+// Bars returns the pivot as a grouped bar chart: one group per column,
+// one series per row, the intervals as error bars.
+func (pt *PivotTable) Bars() analysis.BarPlot {
+	bp := analysis.BarPlot{Title: pt.title(), XLabel: pt.ColsBy, YLabel: pt.metricLabel(), Groups: pt.Cols}
+	bp.YMin, bp.YMax, _ = pt.Scale()
+	for i, r := range pt.Rows {
+		ser := analysis.BarSeries{Name: r}
+		for _, c := range pt.Cells[i] {
+			ser.Values = append(ser.Values, c.Mean.Estimate)
+			ser.Lo, ser.Hi = append(ser.Lo, c.Mean.Lo), append(ser.Hi, c.Mean.Hi)
+		}
+		bp.Series = append(bp.Series, ser)
+	}
+	return bp
+}
+
+// Heatmap returns the pivot as a heatmap coloured on the metric's scale.
+func (pt *PivotTable) Heatmap() analysis.Heatmap {
+	hm := analysis.Heatmap{Title: pt.title(), XLabel: pt.ColsBy, YLabel: pt.RowsBy, Rows: pt.Rows, Cols: pt.Cols, Values: pt.Values()}
+	hm.Min, hm.Max, _ = pt.Scale()
+	return hm
+}
+
+// Radar returns the pivot as a radar chart: one spoke per column, one
+// polygon per row with a value.
+func (pt *PivotTable) Radar() analysis.RadarPlot {
+	rp := analysis.RadarPlot{Title: pt.title(), Axes: pt.Cols}
+	rp.Min, rp.Max, _ = pt.Scale()
+	vals := pt.Values()
+	for i, r := range pt.Rows {
+		for _, v := range vals[i] {
+			if !math.IsNaN(v) {
+				rp.Series = append(rp.Series, analysis.RadarSeries{Name: r, Values: vals[i]})
+				break
+			}
+		}
+	}
+	return rp
+}
+
+// title is the metric(s) shown and the dimensions.
+func (pt *PivotTable) title() string {
+	t := pt.metricLabel()
+	if pt.RowsBy != "" && pt.RowsBy != ByMetric {
+		t += " by " + pt.RowsBy
+	}
+	return t
+}
+
+// metricLabel names the metrics shown.
+func (pt *PivotTable) metricLabel() string {
+	if len(pt.Metrics) == 1 {
+		return pt.Metrics[0]
+	}
+	return strings.Join(pt.Metrics, ", ")
+}
+
+// metricScale is the scale of metric m in the ran points of s: 0..1 for
+// a retrieval metric, else the Min and Max of its first score with a
+// scale (an LLM-judged column "METRIC [JUDGE]" matches that judge's
+// scores); 0, 0 when unknown.
+func (s *Set) metricScale(m string) (lo, hi float64) {
+	if isRetrievalMetric(m) {
+		return 0, 1
+	}
+	for _, p := range s.Points {
+		if !p.Ran() {
+			continue
+		}
+		for _, r := range p.Result.Records {
+			for _, sc := range r.Scores {
+				if (sc.Metric == m || sc.Metric+" ["+sc.Judge+"]" == m) && sc.Max > sc.Min {
+					return sc.Min, sc.Max
+				}
+			}
+		}
+	}
+	return 0, 0
+}
+
+// scaleOf is the scale the metrics share (0, 0 when they do not).
+func (s *Set) scaleOf(metrics []string) (lo, hi float64) {
+	for i, m := range metrics {
+		l, h := s.metricScale(m)
+		if i == 0 {
+			lo, hi = l, h
+		} else if l != lo || h != hi {
+			return 0, 0
+		}
+	}
+	return lo, hi
+}
