@@ -9,7 +9,9 @@
 // Table 1 layout KnowMeTable, JudgeAgreementTable, DisagreementTable,
 // CalibrationTable), the sweep table (SweepTable), cost estimates and
 // model usage (EstimateTable, DryRun, UsageTable, ClientUsageTable), and
-// the reproducibility manifest (NewManifest, Reproduce).
+// the reproducibility manifest (NewManifest, Reproduce), and the slicing
+// of an experiment grid's results (Set: Where, Pivot, Compare, plots and
+// tidy CSV).
 //
 // Every function reads records or results only: nothing here runs a
 // model, a memory system or a store. Scores are read from Record.Scores
@@ -24,7 +26,7 @@
 //	breakdown.go    groupings (task, dimension, level, persona, medium), Breakdown, Matrix
 //	compare.go      Compare: means with intervals, paired tests, Holm; MetricsInEvery
 //	lint.go         Lint: the protocol warnings of a comparison
-//	columns.go      Columns, ColumnsOf, WriteCSV
+//	columns.go      Columns, ColumnsOf, WriteCSV; the statuses of a metric's value (StatusOK, ...)
 //	diff.go         Diff of two runs question by question, its tables
 //	flips.go        Flips of a 0/1 metric between two runs, FlipsTable
 //	errata.go       ErrataTable: raw against corrected scores
@@ -41,6 +43,14 @@
 //	estimate.go     EstimateTable, DryRun, UsageTable (what runs spent, per stage)
 //	clientusage.go  ClientUsageTable (a model client's calls, by role and model)
 //	manifest.go     Manifest, NewManifest, WriteManifest, ReadManifest, Reproduce
+//	set.go          Set and Point: a grid's points, each with its run or why it has none
+//	set_where.go    Set.Where, WithBaseline, Err: selecting points by axis values
+//	set_results.go  Set.Results, Skips, Failures
+//	set_dims.go     the dimensions of a pivot: axes, groupings, ByPoint, ByMetric
+//	set_pivot.go    Set.Pivot, PivotWith: PivotTable, PivotCell, PivotOptions
+//	set_compare.go  Set.Compare: Compare over the ran points against the set's baseline
+//	set_plots.go    Set.Lines, Bars, Heatmap, Radar and the PivotTable's plots, on the metric's scale
+//	set_tidy.go     Set.WriteTidyCSV: one row per question x point x metric
 //
 // # Dependencies
 //

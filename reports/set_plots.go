@@ -25,7 +25,8 @@ func (s *Set) Lines(x, series, metric string) (analysis.LinePlot, error) {
 // Bars is a grouped bar chart: one group per value of group (an axis, a
 // grouping, or ByMetric with several metrics), one bar per value of
 // series in each, with the bootstrap intervals as error bars: the plot of
-// Pivot(series, group, metrics...).
+// Pivot(series, group, metrics...). A series without a value (its points
+// skipped) is left out; Skips says why.
 func (s *Set) Bars(group, series string, metrics ...string) (analysis.BarPlot, error) {
 	pt, err := s.Pivot(series, group, metrics...)
 	if err != nil {
@@ -92,17 +93,21 @@ func (pt *PivotTable) Lines() (analysis.LinePlot, error) {
 }
 
 // Bars returns the pivot as a grouped bar chart: one group per column,
-// one series per row, the intervals as error bars.
+// one series per row with a value, the intervals as error bars.
 func (pt *PivotTable) Bars() analysis.BarPlot {
 	bp := analysis.BarPlot{Title: pt.title(), XLabel: pt.ColsBy, YLabel: pt.metricLabel(), Groups: pt.Cols}
 	bp.YMin, bp.YMax, _ = pt.Scale()
 	for i, r := range pt.Rows {
 		ser := analysis.BarSeries{Name: r}
+		finite := false
 		for _, c := range pt.Cells[i] {
 			ser.Values = append(ser.Values, c.Mean.Estimate)
 			ser.Lo, ser.Hi = append(ser.Lo, c.Mean.Lo), append(ser.Hi, c.Mean.Hi)
+			finite = finite || !math.IsNaN(c.Mean.Estimate)
 		}
-		bp.Series = append(bp.Series, ser)
+		if finite {
+			bp.Series = append(bp.Series, ser)
+		}
 	}
 	return bp
 }

@@ -1,0 +1,87 @@
+package reports
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/memlab/memlab/judge"
+)
+
+var pngMagic = []byte("\x89PNG\r\n\x1a\n")
+
+func TestSetPlotsShowThePivot(t *testing.T) {
+	s := sampleSet(t)
+	pt, err := s.Pivot("system", "k", "Recall-Flat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := pt.Values()
+
+	lp, err := s.Lines("k", "system", "Recall-Flat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The skipped system has no value: no line.
+	if len(lp.Series) != 2 || lp.Series[0].Name != pt.Rows[0] || lp.Series[1].Name != "oracle" {
+		t.Fatalf("series %+v", lp.Series)
+	}
+	for i, ser := range lp.Series {
+		if !slices.Equal(ser.X, []float64{5, 10}) || !slices.Equal(ser.Y, vals[i]) {
+			t.Errorf("series %s: x %v y %v, want the pivot's %v", ser.Name, ser.X, ser.Y, vals[i])
+		}
+	}
+	if lp.YMin != 0 || lp.YMax != 1 || lp.XLabel != "k" || lp.YLabel != "Recall-Flat" {
+		t.Errorf("line plot %+v", lp)
+	}
+
+	bp, err := s.Bars("k", "system", "Recall-Flat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(bp.Groups, []string{"5", "10"}) || len(bp.Series) != 2 {
+		t.Fatalf("bars %+v", bp)
+	}
+	for i, ser := range bp.Series {
+		for j, c := range pt.Cells[i] {
+			if !sameF(ser.Values[j], c.Mean.Estimate) || !sameF(ser.Lo[j], c.Mean.Lo) || !sameF(ser.Hi[j], c.Mean.Hi) {
+				t.Errorf("bar %s/%s: %v [%v, %v], want the cell's interval %+v", ser.Name, bp.Groups[j], ser.Values[j], ser.Lo[j], ser.Hi[j], c.Mean)
+			}
+		}
+	}
+	if !(bp.Series[0].Hi[0] > bp.Series[0].Lo[0]) {
+		t.Errorf("flat k=5 has no error bar: %+v", bp.Series[0])
+	}
+
+	hm, err := s.Where("k=10").Heatmap(ByTask, "system", judge.MetricKnowMeScore)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hm.Min != 0 || hm.Max != 5 || len(hm.Rows) != 8 || len(hm.Cols) != 3 {
+		t.Errorf("heatmap on the judge's 0-5 scale: min %v max %v, %d x %d", hm.Min, hm.Max, len(hm.Rows), len(hm.Cols))
+	}
+	if !math.IsNaN(hm.Values[0][2]) || math.IsNaN(hm.Values[0][0]) {
+		t.Errorf("heatmap row 0 %v: want the skipped system's cell NaN", hm.Values[0])
+	}
+
+	rp, err := s.Radar(ByTask, "All-Any")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rp.Axes) != 8 || len(rp.Series) != 4 || rp.Series[3].Name != s.Points[3].Label || rp.Max != 1 {
+		t.Errorf("radar: %d spokes, %d polygons (want 8, one per point that ran), max %v", len(rp.Axes), len(rp.Series), rp.Max)
+	}
+
+	for name, render := range map[string]func() ([]byte, error){"lines": lp.PNG, "bars": bp.PNG, "heatmap": hm.PNG, "radar": rp.PNG} {
+		b, err := render()
+		if err != nil || !bytes.HasPrefix(b, pngMagic) {
+			t.Errorf("%s: PNG %d bytes, %v", name, len(b), err)
+		}
+	}
+
+	if _, err := s.Where("k=5").Lines("system", "", "MRR"); err == nil || !strings.Contains(err.Error(), "is not a number: plot it with Bars") {
+		t.Errorf("lines over systems: %v", err)
+	}
+}
