@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/memlab/memlab/catalog"
 	"github.com/memlab/memlab/datasets"
@@ -110,4 +111,39 @@ func ExampleSet_WriteTidyCSV() {
 	// ["oracle" "5" "oracle k=5" "<run id>" "sample" "p01_en" "q01" "single_point_factual" "experience" "" "nDCG@k" "retrieval" "1" "ok"]
 	// ["oracle" "5" "oracle k=5" "<run id>" "sample" "p01_en" "q01" "single_point_factual" "experience" "" "Choice accuracy" "exact" "1" "ok"]
 	// 594 rows: 54 questions x 11 metrics
+}
+
+// Compare puts the points that ran side by side against the set's
+// baseline; the note names the points skipped.
+func ExampleSet_Compare() {
+	s := exampleSet().WithBaseline("system=flat(bm25)").Where("k=10")
+	cmp, err := s.Compare(reports.CompareOptions{Metrics: []string{"All-Any"}, Resamples: 2000, Seed: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, row := range cmp.Table.Rows {
+		fmt.Println(row[0], "|", row[4])
+	}
+	fmt.Println(strings.Contains(cmp.Note, "skipped 1 point: needs an embedder model"))
+	// Output:
+	// flat(bm25) k=10 | (baseline)
+	// oracle k=10 | +0.537, p < 0.001 (n=54)
+	// true
+}
+
+// Lines plots a metric against a numeric axis, one line per system; the
+// caller renders it (PNG, SVG).
+func ExampleSet_Lines() {
+	lp, err := exampleSet().Lines("k", "system", "Recall-Flat")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, ser := range lp.Series {
+		fmt.Printf("%s: %v -> %.3f\n", ser.Name, ser.X, ser.Y)
+	}
+	// Output:
+	// flat(bm25): [5 10] -> [0.494 0.658]
+	// oracle: [5 10] -> [0.989 1.000]
 }

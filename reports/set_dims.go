@@ -23,6 +23,7 @@ type dimKind int
 const (
 	dimNone   dimKind = iota // "": one row or column, "all"
 	dimAxis                  // an axis of the set: a point's value
+	dimAxes                  // several axes, "system,embedder": a point's values
 	dimPoint                 // ByPoint: a point's label
 	dimMetric                // ByMetric
 	dimGroup                 // a grouping of the questions (GroupKey)
@@ -32,24 +33,44 @@ const (
 type dim struct {
 	name string
 	kind dimKind
+	axes []string // of dimAxes
+}
+
+// covers reports whether axis a is on d.
+func (d dim) covers(a string) bool {
+	return d.kind == dimAxis && d.name == a || d.kind == dimAxes && slices.Contains(d.axes, a)
 }
 
 // dimension resolves a pivot dimension: an axis of s first, then a
-// grouping, ByPoint, ByMetric, or "" (none).
+// grouping, ByPoint, ByMetric, "" (none), or axes joined by commas
+// ("system,embedder").
 func (s *Set) dimension(name string) (dim, error) {
 	switch {
+	case strings.Contains(name, ",") && s.axisValues(name) == nil:
+		d := dim{name: name, kind: dimAxes}
+		for _, a := range strings.Split(name, ",") {
+			a = strings.TrimSpace(a)
+			if s.axisValues(a) == nil {
+				return dim{}, fmt.Errorf("reports: %q: the set has no axis %q (axes: %s)", name, a, s.axisList())
+			}
+			if slices.Contains(d.axes, a) {
+				return dim{}, fmt.Errorf("reports: %q: axis %q given twice", name, a)
+			}
+			d.axes = append(d.axes, a)
+		}
+		return d, nil
 	case name == "":
 		return dim{kind: dimNone}, nil
 	case s.axisValues(name) != nil:
-		return dim{name, dimAxis}, nil
+		return dim{name: name, kind: dimAxis}, nil
 	case slices.Contains(Groupings(), name):
-		return dim{name, dimGroup}, nil
+		return dim{name: name, kind: dimGroup}, nil
 	case name == ByPoint:
-		return dim{name, dimPoint}, nil
+		return dim{name: name, kind: dimPoint}, nil
 	case name == ByMetric:
-		return dim{name, dimMetric}, nil
+		return dim{name: name, kind: dimMetric}, nil
 	}
-	return dim{}, fmt.Errorf("reports: no axis or grouping %q: want an axis of the set (%s), a grouping (%s), %q or %q",
+	return dim{}, fmt.Errorf("reports: no axis or grouping %q: want an axis of the set (%s) or several joined by commas, a grouping (%s), %q or %q",
 		name, s.axisList(), strings.Join(Groupings(), ", "), ByPoint, ByMetric)
 }
 
@@ -67,6 +88,12 @@ func (d dim) key(s *Set, i int, label, g, m string) string {
 	switch d.kind {
 	case dimAxis:
 		return s.Points[i].Params[d.name]
+	case dimAxes:
+		parts := make([]string, len(d.axes))
+		for j, a := range d.axes {
+			parts[j] = a + "=" + s.Points[i].Params[a]
+		}
+		return strings.Join(parts, " ")
 	case dimPoint:
 		return label
 	case dimMetric:
@@ -78,8 +105,9 @@ func (d dim) key(s *Set, i int, label, g, m string) string {
 }
 
 // keys returns d's coordinates in order: an axis's values in the axis's
-// order (those some point takes), the points' labels in order, the
-// metrics as given, the groups sorted.
+// order (those some point takes), several axes' values in the points'
+// order, the points' labels in order, the metrics as given, the groups
+// sorted.
 func (d dim) keys(s *Set, labels, groups, metrics []string) []string {
 	switch d.kind {
 	case dimAxis:
@@ -90,6 +118,14 @@ func (d dim) keys(s *Set, labels, groups, metrics []string) []string {
 					out = append(out, v)
 					break
 				}
+			}
+		}
+		return out
+	case dimAxes:
+		var out []string
+		for i := range s.Points {
+			if k := d.key(s, i, "", "", ""); !slices.Contains(out, k) {
+				out = append(out, k)
 			}
 		}
 		return out

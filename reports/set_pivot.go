@@ -13,7 +13,9 @@ import (
 // PivotOptions configure Set.PivotWith. Zero values select the defaults.
 type PivotOptions struct {
 	// Rows and Cols are the dimensions of the table: an axis of the set
-	// ("system", "k", ...), a grouping of the questions (Groupings:
+	// ("system", "k", ...), several axes joined by commas
+	// ("system,embedder": one row per combination the points take,
+	// "system=flat embedder=lsa"), a grouping of the questions (Groupings:
 	// "task", "dimension", "level", "persona", "medium", "task x
 	// dimension"), ByPoint, ByMetric, or "" for a single row or column
 	// ("all"). An axis takes precedence over a grouping of the same name.
@@ -119,8 +121,13 @@ func (s *Set) PivotWith(opts PivotOptions) (*PivotTable, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reports: pivot cols: %w", err)
 	}
-	if rd.kind != dimNone && rd == cd {
+	if rd.kind != dimNone && rd.name == cd.name {
 		return nil, fmt.Errorf("reports: pivot: rows and cols are both %q", rd.name)
+	}
+	for _, a := range append([]string{rd.name}, rd.axes...) {
+		if cd.covers(a) {
+			return nil, fmt.Errorf("reports: pivot: axis %q is on both rows (%s) and cols (%s)", a, rd.name, cd.name)
+		}
 	}
 	metrics, err := s.pivotMetrics(rd, cd, opts.Metrics)
 	if err != nil {
@@ -306,7 +313,7 @@ func (s *Set) oneCellEach(rd, cd dim) error {
 		return nil
 	}
 	for _, a := range s.varying() {
-		if a != rd.name && a != cd.name {
+		if !rd.covers(a) && !cd.covers(a) {
 			return fmt.Errorf("reports: pivot %s x %s: axis %s takes %d values across the set, and a cell shows one point: select one with Where(%q), or put %q on rows or cols",
 				rd.title(), cd.title(), a, len(s.values(a)), a+"="+s.values(a)[0], ByPoint)
 		}
@@ -402,11 +409,15 @@ func (pt *PivotTable) Cell(row, col string) (PivotCell, bool) {
 // table renders the cells.
 func (pt *PivotTable) table(opts PivotOptions) analysis.Table {
 	head := pt.RowsBy
-	if pt.ColsBy != "" {
+	if pt.RowsBy != "" && pt.ColsBy != "" {
 		head = pt.RowsBy + " \\ " + pt.ColsBy
 	}
 	if len(pt.Metrics) == 1 && pt.RowsBy != ByMetric && pt.ColsBy != ByMetric {
-		head = strings.TrimSpace(pt.Metrics[0] + ": " + head)
+		if head == "" {
+			head = pt.Metrics[0]
+		} else {
+			head = pt.Metrics[0] + ": " + head
+		}
 	}
 	t := analysis.Table{Header: []string{head}, Align: []string{"l"}}
 	for _, c := range pt.Cols {

@@ -175,11 +175,40 @@ func TestSetPivotErrors(t *testing.T) {
 		{PivotOptions{Rows: "system", Cols: "k"}, `0 metrics given`},
 		{PivotOptions{Rows: "sytem", Cols: "k", Metrics: []string{"MRR"}}, `no axis or grouping "sytem": want an axis of the set (system, k)`},
 		{PivotOptions{Rows: "k", Cols: "k", Metrics: []string{"MRR"}}, `rows and cols are both "k"`},
+		{PivotOptions{Rows: "system,k", Cols: "k", Metrics: []string{"MRR"}}, `axis "k" is on both rows (system,k) and cols (k)`},
+		{PivotOptions{Rows: "system,top_k", Cols: "task", Metrics: []string{"MRR"}}, `"system,top_k": the set has no axis "top_k"`},
 	}
 	for _, c := range cases {
 		_, err := s.PivotWith(c.opts)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("PivotWith(%+v): %v, want %q", c.opts, err, c.want)
+		}
+	}
+}
+
+// Several axes on one side: one row per combination, each cell the same
+// as the pivot of that point alone.
+func TestSetPivotSeveralAxes(t *testing.T) {
+	s := sampleSet(t)
+	pt, err := s.PivotWith(PivotOptions{Rows: "k, system", Cols: ByTask, Metrics: []string{"MRR"}, Resamples: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pt.Rows) != 6 || pt.Rows[0] != "k=5 system="+s.Axes[0].Values[0] || pt.Rows[1] != "k=10 system="+s.Axes[0].Values[0] {
+		t.Fatalf("rows %q, want every combination in the points' order", pt.Rows)
+	}
+	one, err := s.Where("system=oracle", "k=10").PivotWith(PivotOptions{Cols: ByTask, Metrics: []string{"MRR"}, Resamples: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(one.Rows) != 1 || one.Table.Header[0] != "MRR" {
+		t.Errorf("pivot of one point: rows %q, header %q", one.Rows, one.Table.Header)
+	}
+	for j, task := range one.Cols {
+		want := one.Cells[0][j]
+		got, _ := pt.Cell("k=10 system=oracle", task)
+		if got.Mean != want.Mean || got.Records != want.Records || got.Records == 0 {
+			t.Errorf("%s: %+v, want %+v", task, got, want)
 		}
 	}
 }

@@ -54,6 +54,9 @@ func (s *Set) Radar(by, metric string) (analysis.RadarPlot, error) {
 	if err != nil {
 		return analysis.RadarPlot{}, err
 	}
+	if len(pt.Cols) < 3 {
+		return analysis.RadarPlot{}, fmt.Errorf("reports: radar by %s: %d spokes (%s), want at least 3: plot it with Bars", by, len(pt.Cols), strings.Join(pt.Cols, ", "))
+	}
 	return pt.Radar(), nil
 }
 
@@ -79,6 +82,9 @@ func (pt *PivotTable) Lines() (analysis.LinePlot, error) {
 	lp := analysis.LinePlot{Title: pt.title(), XLabel: pt.ColsBy, YLabel: pt.metricLabel()}
 	lp.YMin, lp.YMax, _ = pt.Scale()
 	for i, r := range pt.Rows {
+		if pt.RowsBy == "" {
+			r = pt.metricLabel() // the one line
+		}
 		ser := analysis.Series{Name: r, X: xs, Y: make([]float64, len(xs))}
 		finite := false
 		for j, c := range pt.Cells[i] {

@@ -81,6 +81,13 @@ func TestSetPlotsShowThePivot(t *testing.T) {
 		}
 	}
 
+	one, err := s.Where("system=oracle").Lines("k", "", "MRR")
+	if err != nil || len(one.Series) != 1 || one.Series[0].Name != "MRR" {
+		t.Errorf("one line: %+v, %v", one.Series, err)
+	}
+	if _, err := s.Where("k=5").Radar("level", "MRR"); err == nil || !strings.Contains(err.Error(), "want at least 3") {
+		t.Errorf("radar with one spoke: %v", err)
+	}
 	if _, err := s.Where("k=5").Lines("system", "", "MRR"); err == nil || !strings.Contains(err.Error(), "is not a number: plot it with Bars") {
 		t.Errorf("lines over systems: %v", err)
 	}

@@ -26,6 +26,36 @@ func (s *Set) Results() []*record.Result {
 	return out
 }
 
+// String sums s up in a line, as a notebook prints it: "6 points over
+// system (3) x k (2): 4 ran, 2 skipped, 0 failed", or the error s
+// carries.
+func (s *Set) String() string {
+	if err := s.Err(); err != nil {
+		return "set carrying an error: " + err.Error()
+	}
+	var axes []string
+	for _, a := range s.Axes {
+		axes = append(axes, fmt.Sprintf("%s (%d)", a.Name, len(a.Values)))
+	}
+	ran, skipped, failed := 0, 0, 0
+	for _, p := range s.Points {
+		switch {
+		case p.Skipped != nil:
+			skipped++
+		case p.Err != nil:
+			failed++
+		}
+		if p.Ran() {
+			ran++
+		}
+	}
+	over := ""
+	if len(axes) > 0 {
+		over = " over " + strings.Join(axes, " x ")
+	}
+	return fmt.Sprintf("%d points%s: %d ran, %d skipped, %d failed", len(s.Points), over, ran, skipped, failed)
+}
+
 // Skips says why points did not run: each distinct reason once, with the
 // number of points it skipped and their labels, "skipped 6 points: needs
 // an embedder model: configure an endpoint (...) (system=flat k=5, ...)",

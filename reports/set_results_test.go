@@ -29,6 +29,12 @@ func TestSetResultsSkipsAndFailures(t *testing.T) {
 			t.Errorf("skip %q, want %q", skips[0], want)
 		}
 	}
+	if got := s.String(); got != "6 points over system (3) x k (2): 4 ran, 2 skipped, 0 failed" {
+		t.Errorf("String() = %q", got)
+	}
+	if got := s.Where("k=1").String(); !strings.HasPrefix(got, "set carrying an error: reports: where") {
+		t.Errorf("String() of an error = %q", got)
+	}
 	if s.Failures() != nil {
 		t.Errorf("failures %q in a set where none failed", s.Failures())
 	}
