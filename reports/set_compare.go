@@ -11,9 +11,10 @@ import (
 // Compare is Compare over the points of s that ran, in order, each run
 // named by its point's label: means with intervals, paired differences
 // against the baseline with their tests, Holm-adjusted, and the protocol
-// warnings (Comparison.Lints, also in Note). The Note ends with the
-// points skipped or failed (Skips, Failures) and, when opts.Metrics is
-// nil, the default metrics some point lacks.
+// warnings (Comparison.Lints, also in Note). The Note ends with what the
+// set left out (its Notes, the points skipped or failed: Skips,
+// Failures) and, when opts.Metrics is nil, the default metrics some
+// point lacks.
 //
 // The baseline is the ran point that takes the values of s.Baseline
 // (WithBaseline) on every axis that varies across s: the axes a Where
@@ -66,8 +67,7 @@ func (s *Set) Compare(opts CompareOptions) (*Comparison, error) {
 	if len(lacking) > 0 {
 		extra = append(extra, "not compared, as some point lacks them: "+strings.Join(lacking, ", "))
 	}
-	extra = append(extra, s.Skips()...)
-	extra = append(extra, s.Failures()...)
+	extra = append(extra, s.leftOut()...)
 	if len(extra) > 0 {
 		cmp.Note += "\n\nNot shown:\n"
 		for _, l := range extra {
@@ -109,9 +109,16 @@ func (s *Set) baselineIndex(points []int) (int, error) {
 		strings.Join(parts, " "))
 }
 
-// skipsText is ": " and the skips of s, or "".
+// leftOut lists what s leaves out: its Notes, then Skips and Failures.
+func (s *Set) leftOut() []string {
+	out := append([]string(nil), s.Notes...)
+	out = append(out, s.Skips()...)
+	return append(out, s.Failures()...)
+}
+
+// skipsText is ": " and what s left out, or "".
 func skipsText(s *Set) string {
-	l := append(s.Skips(), s.Failures()...)
+	l := s.leftOut()
 	if len(l) == 0 {
 		return ""
 	}

@@ -69,8 +69,9 @@ type PivotTable struct {
 	// row per Rows: each cell "0.658 [0.610, 0.705]", "n/a" without a
 	// value, "skipped", "failed", or "" when no point falls there.
 	Table analysis.Table
-	// Note says what the cells are, for a caption, and lists the points
-	// skipped or failed (Set.Skips, Set.Failures).
+	// Note says what the cells are, for a caption, and lists what the set
+	// left out: its Notes, the points skipped or failed (Set.Skips,
+	// Set.Failures).
 	Note string
 
 	scaleLo, scaleHi float64 // the metrics' shared scale (see Scale)
@@ -473,7 +474,7 @@ func (s *Set) pivotNote(opts PivotOptions) string {
 	}
 	note := fmt.Sprintf("Means over each cell's questions with a value, with %.0f%% percentile-bootstrap intervals (%d resamples%s, seed %d); failed judge calls are counted, never scored.",
 		100*opts.Level, opts.Resamples, cluster, opts.Seed)
-	for _, l := range append(s.Skips(), s.Failures()...) {
+	for _, l := range s.leftOut() {
 		note += "\n- " + l
 	}
 	return note

@@ -7,6 +7,7 @@ import (
 
 	"github.com/memlab/memlab/catalog"
 	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/retrieval"
 )
 
 // Results returns the runs of the points that ran (Point.Ran), in the
@@ -60,7 +61,9 @@ func (s *Set) String() string {
 // number of points it skipped and their labels, "skipped 6 points: needs
 // an embedder model: configure an endpoint (...) (system=flat k=5, ...)",
 // in the order the reasons are first met. A *catalog.NeedsModelError is
-// one reason per model role, whatever component needs it. nil when every
+// one reason per model role, whatever component needs it, and any other
+// error wrapping retrieval.ErrNeedsModel is that error's reason; Notes
+// say what the grid left out of every point. nil when every
 // point ran, or when s carries an error.
 func (s *Set) Skips() []string {
 	return s.grouped("skipped", func(p Point) error { return p.Skipped }, skipReason)
@@ -123,6 +126,9 @@ func skipReason(err error) string {
 			return msg[i+2:]
 		}
 		return "needs a model of role " + nm.Role
+	}
+	if errors.Is(err, retrieval.ErrNeedsModel) {
+		return retrieval.ErrNeedsModel.Error()
 	}
 	return err.Error()
 }

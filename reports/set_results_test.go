@@ -2,10 +2,12 @@ package reports
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/memlab/memlab/catalog"
+	"github.com/memlab/memlab/retrieval"
 )
 
 func TestSetResultsSkipsAndFailures(t *testing.T) {
@@ -52,7 +54,34 @@ func TestSetResultsSkipsAndFailures(t *testing.T) {
 	if f := s.Failures(); len(f) != 1 || f[0] != "failed 2 points: store full (x3, x4)" {
 		t.Errorf("failures %q", f)
 	}
+	// Errors wrapping retrieval.ErrNeedsModel share one reason.
+	s.Points = append(s.Points,
+		Point{Label: "x5", Skipped: fmt.Errorf("naive(embedder=a): %w", retrieval.ErrNeedsModel)},
+		Point{Label: "x6", Skipped: fmt.Errorf("naive(embedder=b): %w", retrieval.ErrNeedsModel)})
+	if skips = s.Skips(); len(skips) != 3 || skips[2] != "skipped 2 points: "+retrieval.ErrNeedsModel.Error()+" (x5, x6)" {
+		t.Errorf("skips %q", skips)
+	}
 	if len(s.Results()) != 5 {
 		t.Errorf("%d results, want the partial run of x3 too", len(s.Results()))
+	}
+}
+
+// The grid's notes travel with Where into every caption.
+func TestSetNotesInCaptions(t *testing.T) {
+	s := sampleSet(t)
+	s.Notes = []string{"not judged: catalog: judge(knowme): needs a judge model"}
+	w := s.Where("k=10")
+	pt, err := w.Pivot("system", "", "MRR")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmp, err := w.Compare(CompareOptions{Metrics: []string{"MRR"}, Resamples: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, note := range map[string]string{"pivot": pt.Note, "compare": cmp.Note} {
+		if !strings.Contains(note, "- not judged: catalog: judge(knowme)") || !strings.Contains(note, "- skipped 1 point: needs an embedder model") {
+			t.Errorf("%s note:\n%s", what, note)
+		}
 	}
 }

@@ -29,7 +29,7 @@ func (s *Set) Err() error {
 // judge), after both are put in canonical form (catalog.Canonical), so
 // "flat( bm25 )" selects "flat(bm25)". The returned set keeps the axes,
 // each selected axis reduced to the selected values, the baseline, and
-// the points' labels as they were.
+// the points' labels and the notes as they were.
 //
 // An axis the set does not have, a value its axis does not take, or a
 // selection without "=" makes a set carrying the error (see Err), naming
@@ -42,7 +42,7 @@ func (s *Set) Where(kv ...string) *Set {
 	if err != nil {
 		return &Set{err: err}
 	}
-	out := &Set{Baseline: s.Baseline}
+	out := &Set{Baseline: s.Baseline, Notes: s.Notes}
 	for _, a := range s.Axes {
 		if vals, ok := sel[a.Name]; ok {
 			a = record.Axis{Name: a.Name, Values: slices.DeleteFunc(slices.Clone(a.Values), func(v string) bool { return !slices.Contains(vals, v) })}
