@@ -48,6 +48,8 @@
 //	set_results.go  Set.Results, Skips, Failures
 //	set_dims.go     the dimensions of a pivot: axes, groupings, ByPoint, ByMetric
 //	set_pivot.go    Set.Pivot, PivotWith: PivotTable, PivotCell, PivotOptions
+//	set_pivot_table.go  a PivotTable's cells as numbers (Values, Cell) and as a table, its note
+//	set_metrics.go  the metrics a set's points have, their defaults and scales
 //	set_compare.go  Set.Compare: Compare over the ran points against the set's baseline
 //	set_plots.go    Set.Lines, Bars, Heatmap, Radar and the PivotTable's plots, on the metric's scale
 //	set_tidy.go     Set.WriteTidyCSV: one row per question x point x metric

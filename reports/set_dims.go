@@ -111,16 +111,7 @@ func (d dim) key(s *Set, i int, label, g, m string) string {
 func (d dim) keys(s *Set, labels, groups, metrics []string) []string {
 	switch d.kind {
 	case dimAxis:
-		var out []string
-		for _, v := range s.axisValues(d.name) {
-			for _, p := range s.Points {
-				if p.Params[d.name] == v {
-					out = append(out, v)
-					break
-				}
-			}
-		}
-		return out
+		return s.values(d.name)
 	case dimAxes:
 		var out []string
 		for i := range s.Points {
@@ -162,4 +153,42 @@ func groupRecords(p Point, rows, cols dim) (map[[2]string][]record.Record, error
 		out[[2]string{}] = nil // a run without records: one empty cell
 	}
 	return out, nil
+}
+
+// oneCellEach checks that every axis that varies across s is on rows or
+// cols, so that each cell shows one point (ByPoint on either is enough).
+func (s *Set) oneCellEach(rd, cd dim) error {
+	if rd.kind == dimPoint || cd.kind == dimPoint {
+		return nil
+	}
+	for _, a := range s.varying() {
+		if rd.covers(a) || cd.covers(a) {
+			continue
+		}
+		join := ""
+		for _, d := range []dim{rd, cd} {
+			if d.kind == dimAxis || d.kind == dimAxes {
+				join = fmt.Sprintf(", join it to an axis (%q)", d.name+","+a)
+				break
+			}
+		}
+		return fmt.Errorf("reports: pivot %s x %s: axis %s takes %d values across the set, and a cell shows one point: select one with Where(%q)%s, or put %q on rows",
+			rd.title(), cd.title(), a, len(s.values(a)), a+"="+s.values(a)[0], join, ByPoint)
+	}
+	return nil
+}
+
+// values returns the distinct values the points of s take on axis name,
+// in the axis's order.
+func (s *Set) values(name string) []string {
+	var out []string
+	for _, v := range s.axisValues(name) {
+		for _, p := range s.Points {
+			if p.Params[name] == v {
+				out = append(out, v)
+				break
+			}
+		}
+	}
+	return out
 }

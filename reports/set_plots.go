@@ -158,39 +158,3 @@ func (pt *PivotTable) metricLabel() string {
 	}
 	return strings.Join(pt.Metrics, ", ")
 }
-
-// metricScale is the scale of metric m in the ran points of s: 0..1 for
-// a retrieval metric, else the Min and Max of its first score with a
-// scale (an LLM-judged column "METRIC [JUDGE]" matches that judge's
-// scores); 0, 0 when unknown.
-func (s *Set) metricScale(m string) (lo, hi float64) {
-	if isRetrievalMetric(m) {
-		return 0, 1
-	}
-	for _, p := range s.Points {
-		if !p.Ran() {
-			continue
-		}
-		for _, r := range p.Result.Records {
-			for _, sc := range r.Scores {
-				if (sc.Metric == m || sc.Metric+" ["+sc.Judge+"]" == m) && sc.Max > sc.Min {
-					return sc.Min, sc.Max
-				}
-			}
-		}
-	}
-	return 0, 0
-}
-
-// scaleOf is the scale the metrics share (0, 0 when they do not).
-func (s *Set) scaleOf(metrics []string) (lo, hi float64) {
-	for i, m := range metrics {
-		l, h := s.metricScale(m)
-		if i == 0 {
-			lo, hi = l, h
-		} else if l != lo || h != hi {
-			return 0, 0
-		}
-	}
-	return lo, hi
-}

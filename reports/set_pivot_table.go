@@ -1,0 +1,104 @@
+package reports
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/memlab/memlab/analysis"
+)
+
+// Values returns each cell's mean, NaN where there is none: Values()[i][j]
+// is the cell of Rows[i] and Cols[j] (as analysis.Heatmap takes them).
+func (pt *PivotTable) Values() [][]float64 {
+	out := make([][]float64, len(pt.Cells))
+	for i, row := range pt.Cells {
+		out[i] = make([]float64, len(row))
+		for j, c := range row {
+			out[i][j] = c.Mean.Estimate
+		}
+	}
+	return out
+}
+
+// Cell returns the cell of a row and a column by name.
+func (pt *PivotTable) Cell(row, col string) (PivotCell, bool) {
+	i, j := slices.Index(pt.Rows, row), slices.Index(pt.Cols, col)
+	if i < 0 || j < 0 {
+		return PivotCell{}, false
+	}
+	return pt.Cells[i][j], true
+}
+
+// table renders the cells.
+func (pt *PivotTable) table(opts PivotOptions) analysis.Table {
+	head := pt.RowsBy
+	if pt.RowsBy != "" && pt.ColsBy != "" {
+		head = pt.RowsBy + " \\ " + pt.ColsBy
+	}
+	if len(pt.Metrics) == 1 && pt.RowsBy != ByMetric && pt.ColsBy != ByMetric {
+		if head == "" {
+			head = pt.Metrics[0]
+		} else {
+			head = pt.Metrics[0] + ": " + head
+		}
+	}
+	t := analysis.Table{Header: []string{head}, Align: []string{"l"}}
+	for _, c := range pt.Cols {
+		t.Header = append(t.Header, c)
+		t.Align = append(t.Align, "r")
+	}
+	for i, r := range pt.Rows {
+		row := []string{r}
+		for _, c := range pt.Cells[i] {
+			row = append(row, c.text(opts))
+		}
+		t.AddRow(row)
+	}
+	return t
+}
+
+// text is the cell as the table shows it.
+func (c PivotCell) text(opts PivotOptions) string {
+	switch c.Status {
+	case CellSkipped, CellFailed:
+		return c.Status
+	case CellMissing:
+		return ""
+	}
+	s := "n/a"
+	if c.Mean.N > 0 {
+		s = analysis.FmtCI(c.Mean.Estimate, c.Mean.Lo, c.Mean.Hi, opts.Decimals)
+	}
+	var counts []string
+	if opts.Counts || c.Failed > 0 {
+		counts = append(counts, fmt.Sprintf("n=%d", c.Judged))
+	}
+	if c.Failed > 0 {
+		counts = append(counts, fmt.Sprintf("%d failed", c.Failed))
+	}
+	if opts.Counts && c.NoReference > 0 {
+		counts = append(counts, fmt.Sprintf("%d no reference", c.NoReference))
+	}
+	if c.Incomplete {
+		counts = append(counts, "incomplete")
+	}
+	if len(counts) > 0 {
+		s += " (" + strings.Join(counts, ", ") + ")"
+	}
+	return s
+}
+
+// pivotNote is the caption of a pivot of s.
+func (s *Set) pivotNote(opts PivotOptions) string {
+	cluster := ""
+	if opts.ClusterByPersona {
+		cluster = ", resampling whole personas"
+	}
+	note := fmt.Sprintf("Means over each cell's questions with a value, with %.0f%% percentile-bootstrap intervals (%d resamples%s, seed %d); failed judge calls are counted, never scored.",
+		100*opts.Level, opts.Resamples, cluster, opts.Seed)
+	for _, l := range s.leftOut() {
+		note += "\n- " + l
+	}
+	return note
+}
