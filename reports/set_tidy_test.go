@@ -152,3 +152,43 @@ print(len(df), len(df.columns), repr(m))
 		t.Errorf("pandas read %s rows, %s columns, oracle k=10 Recall-Flat %v; want %d, 14, %v", f[0], f[1], mean, 4*54*12, cell.Mean.Estimate)
 	}
 }
+
+// R's read.csv reads the file with no option: value numeric, empty as NA,
+// the headers unchanged (no check.names renaming). Skipped without Rscript.
+func TestWriteTidyCSVR(t *testing.T) {
+	rscript, err := exec.LookPath("Rscript")
+	if err != nil {
+		t.Skip("no Rscript on this machine")
+	}
+	s := sampleSet(t)
+	file := filepath.Join(t.TempDir(), "tidy.csv")
+	if err := os.WriteFile(file, tidyCSV(t, s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := `
+args <- commandArgs(trailingOnly = TRUE)
+df <- read.csv(args[1])
+stopifnot(is.numeric(df$value), is.numeric(df$k))
+stopifnot(all(is.na(df$value) == (df$status != "ok")))
+m <- mean(df$value[df$point == "system=oracle k=10" & df$metric == "Recall-Flat" & df$status == "ok"])
+cat(nrow(df), paste(names(df), collapse = ","), sprintf("%.17g", m), "\n")
+`
+	out, err := exec.Command(rscript, "-e", script, file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("R: %v\n%s", err, out)
+	}
+	f := strings.Fields(string(out))
+	if len(f) != 3 {
+		t.Fatalf("R printed %q", out)
+	}
+	pt, err := s.Pivot(ByPoint, "", "Recall-Flat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell, _ := pt.Cell("system=oracle k=10", "all")
+	mean, _ := strconv.ParseFloat(f[2], 64)
+	header := "system,k,point,run_id,dataset,corpus_id,question_id,task,dimension,level,metric,kind,value,status"
+	if f[0] != strconv.Itoa(4*54*12) || f[1] != header || math.Abs(mean-cell.Mean.Estimate) > 1e-12 {
+		t.Errorf("R read %s rows, columns %s, oracle k=10 Recall-Flat %v; want %d, %s, %v", f[0], f[1], mean, 4*54*12, header, cell.Mean.Estimate)
+	}
+}

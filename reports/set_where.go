@@ -114,32 +114,34 @@ func (s *Set) parseSelection(op string, kv []string, single bool) (map[string][]
 			if !ok {
 				return nil, fmt.Errorf("reports: %s %q: axis %s takes no value %q (values: %s)", op, item, name, strings.TrimSpace(v), strings.Join(values, ", "))
 			}
-			sel[name] = append(sel[name], got)
+			sel[name] = append(sel[name], got...)
 		}
 	}
 	return sel, nil
 }
 
-// matchValue returns the value of values that v names: v itself, or the
-// value with v's canonical spec on a component axis.
-func matchValue(axis, v string, values []string) (string, bool) {
+// matchValue returns the values of values that v names: v itself, and
+// on a component axis every value with v's canonical spec (so that two
+// spellings of one spec are one value).
+func matchValue(axis, v string, values []string) ([]string, bool) {
+	var out []string
 	if slices.Contains(values, v) {
-		return v, true
+		out = append(out, v)
 	}
 	kind := catalog.Kind(axis)
 	if !slices.Contains(catalog.Kinds, kind) {
-		return "", false
+		return out, len(out) > 0
 	}
 	want, err := catalog.Canonical(kind, v)
 	if err != nil {
-		return "", false
+		return out, len(out) > 0
 	}
 	for _, x := range values {
-		if c, err := catalog.Canonical(kind, x); err == nil && c == want {
-			return x, true
+		if c, err := catalog.Canonical(kind, x); err == nil && c == want && !slices.Contains(out, x) {
+			out = append(out, x)
 		}
 	}
-	return "", false
+	return out, len(out) > 0
 }
 
 // axisValues returns the values axis name takes, in the axis's order,
