@@ -160,6 +160,8 @@ func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(forma
 const usage = `usage:
   memlab run [-o DIR] [-p name=value]... [-store FILE | -no-store] [-quiet] [-isolate=false] [-dry-run] NOTEBOOK.go
   memlab sweep [-o DIR] -p name=v1,v2... [-store FILE | -no-store] [-quiet] NOTEBOOK.go
+  memlab grid [-data PATH] -p AXIS=V1,V2... [-system S] [-reader R] [-judge J] [-k K] [-baseline AXIS=V]
+              [-tidy FILE.csv] [-store FILE | -no-store] [-quiet] [-dry-run]
   memlab datasets validate [-strict] [-max N] PATH
   memlab datasets stats PATH
   memlab datasets errata PATH ERRATA.csv
@@ -204,6 +206,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		}
 	case "sweep":
 		err = cmdSweep(rest, stdout, stderr)
+	case "grid":
+		err = cmdGrid(rest, stdout, stderr)
 	case "runs":
 		err = cmdRuns(rest, stdout)
 		if len(rest) > 0 {

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/grid"
+	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/reports"
+)
+
+// listFlag collects a repeated flag.
+type listFlag struct{ vals *[]string }
+
+func (l listFlag) String() string {
+	if l.vals == nil {
+		return ""
+	}
+	return strings.Join(*l.vals, " ")
+}
+
+func (l listFlag) Set(s string) error {
+	*l.vals = append(*l.vals, s)
+	return nil
+}
+
+// cmdGrid is `memlab grid -data PATH -p axis=v1,v2... [...]`: a comparison
+// with no notebook. Every point of the axes' product runs through the run
+// store (a rerun computes only what is missing); the comparison table
+// (means with intervals, paired tests against the baseline with Holm's
+// correction, the protocol warnings) goes to stdout, and with -tidy the
+// tidy long table (one row per question x point x metric) to a CSV file.
+func cmdGrid(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("grid", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: memlab grid [-data PATH] -p AXIS=V1,V2... [-p ...] [-system S] [-reader R] [-judge J]... [-k K]
+                   [-baseline AXIS=V]... [-metrics M1,M2] [-seed N] [-resamples N] [-tidy FILE.csv]
+                   [-store FILE | -no-store] [-quiet] [-dry-run]
+
+Runs every point of the grid of the -p axes and prints their comparison. Axes:
+system, embedder, units, reader, judge, k, dataset, persona, or any knob of the
+system or the reader; values are the catalog's spec strings (memlab components),
+split at commas outside parentheses: -p system=flat(bm25),timeline -p k=5,10.
+Offline, points that need a model are skipped, and said so once.
+
+`)
+		fs.PrintDefaults()
+	}
+	data := fs.String("data", "", "dataset path (CloneMem file or folder, KnowMe-Bench folder); \"\" = the bundled sample")
+	errata := fs.String("errata", "", "errata CSV applied to the dataset")
+	var axes []record.Axis
+	fs.Var(axesFlag{&axes}, "p", "an axis: name=v1,v2,... (repeatable)")
+	system := fs.String("system", grid.DefaultSystem, "the system of every point no axis varies")
+	reader := fs.String("reader", grid.DefaultReader, "the reader of every point no axis varies")
+	var judges []string
+	fs.Var(listFlag{&judges}, "judge", "a judge spec of every point, e.g. judge(knowme) (repeatable; none = offline metrics only)")
+	k := fs.Int("k", grid.DefaultK, "retrieval depth of every point no k axis varies")
+	var baseline []string
+	fs.Var(listFlag{&baseline}, "baseline", "the baseline's value of an axis, AXIS=V (repeatable; default: the first value of each)")
+	metrics := fs.String("metrics", "", "metrics compared, comma-separated (default: retrieval, the exact and proxy metrics, every judge's)")
+	seed := fs.Uint64("seed", 1, "seed of the bootstrap intervals and permutation tests")
+	resamples := fs.Int("resamples", 2000, "bootstrap resamples and Monte Carlo permutations")
+	tidy := fs.String("tidy", "", "write the tidy long table (question x point x metric) to this CSV file")
+	dry := fs.Bool("dry-run", false, "estimate every point's model calls and cost; make no call")
+	sf := addStoreFlags(fs)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usagef("grid takes no positional argument (got %q): give the dataset with -data", pos[0])
+	}
+	if len(axes) == 0 {
+		return usagef("grid needs at least one -p name=v1,v2 axis")
+	}
+	g := grid.Grid{System: *system, Reader: *reader, Judges: judges, K: *k, Axes: axes}
+	for _, b := range baseline {
+		name, v, ok := strings.Cut(b, "=")
+		if !ok {
+			return usagef("-baseline %q: want AXIS=VALUE", b)
+		}
+		if g.Baseline == nil {
+			g.Baseline = map[string]string{}
+		}
+		g.Baseline[strings.TrimSpace(name)] = strings.TrimSpace(v)
+	}
+	if *data != "" || *errata != "" {
+		d, err := datasets.OpenWithErrata(*data, *errata, stderr)
+		if err != nil {
+			return err
+		}
+		g.Data = d
+	}
+	if _, err := g.Points(); err != nil {
+		return err
+	}
+	if *dry {
+		os.Setenv(llm.DryRunEnv, "1")
+		defer os.Unsetenv(llm.DryRunEnv)
+	}
+	done, err := sf.setup(stderr)
+	if err != nil {
+		return err
+	}
+	defer done()
+	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
+	defer stop()
+	set, err := g.Run(ctx)
+	if err != nil {
+		return err
+	}
+	printUsage(stderr)
+	if err := llm.CloseDefault(); err != nil {
+		fmt.Fprintf(stderr, "memlab grid: closing the model call cache: %v\n", err)
+	}
+	if err := writeGrid(stdout, set, *metrics, *seed, *resamples, *dry); err != nil {
+		return err
+	}
+	if *tidy != "" {
+		f, err := os.Create(*tidy)
+		if err != nil {
+			return err
+		}
+		if err := set.WriteTidyCSV(f); err != nil {
+			f.Close()
+			return fmt.Errorf("write %s: %w", *tidy, err)
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "memlab grid: wrote %s\n", *tidy)
+	}
+	var failed []error
+	for _, p := range set.Points {
+		if p.Err != nil {
+			failed = append(failed, fmt.Errorf("point %s: %w", p.Label, p.Err))
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return errors.New("interrupted")
+	}
+	return errors.Join(failed...)
+}
+
+// writeGrid prints the grid's comparison, its skips and notes (a dry run:
+// the estimates).
+func writeGrid(w io.Writer, set *reports.Set, metrics string, seed uint64, resamples int, dry bool) error {
+	var results []*record.Result
+	for _, p := range set.Points {
+		if p.Ran() {
+			results = append(results, p.Result)
+		}
+	}
+	fmt.Fprintf(w, "# Grid: %d points\n\n", len(set.Points))
+	for _, a := range set.Axes {
+		fmt.Fprintf(w, "- %s: %s\n", a.Name, strings.Join(a.Values, ", "))
+	}
+	fmt.Fprintln(w)
+	if dry {
+		var es []*record.Estimate
+		for _, r := range results {
+			if r.Estimate != nil {
+				es = append(es, r.Estimate)
+			}
+		}
+		fmt.Fprintln(w, reports.EstimateTable(es).Markdown())
+	} else if len(results) > 0 {
+		opts := reports.CompareOptions{Seed: seed, Resamples: resamples}
+		if metrics != "" {
+			for _, m := range strings.Split(metrics, ",") {
+				opts.Metrics = append(opts.Metrics, strings.TrimSpace(m))
+			}
+		}
+		c, err := set.Compare(opts)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(w, c.Table.Markdown())
+		fmt.Fprintln(w, c.Note)
+	}
+	if dry || len(results) == 0 {
+		// (A comparison's note says these itself.)
+		for _, s := range append(set.Skips(), set.Notes...) {
+			fmt.Fprintln(w, "\n"+s)
+		}
+	}
+	return nil
+}
