@@ -320,7 +320,8 @@ func (g Grid) Run(ctx context.Context) (*reports.Set, error) {
 	set := &reports.Set{Axes: g.Axes, Points: make([]reports.Point, len(pts))}
 	varying := varyingAxes(g.Axes)
 	for i, p := range pts {
-		set.Points[i] = reports.Point{Params: p.params, Label: label(varying, p.params), Data: p.data}
+		set.Points[i] = reports.Point{Params: p.params, Label: label(varying, p.params), Data: p.data,
+			System: p.system.String(), Reader: p.reader.String(), K: p.k}
 	}
 	if g.Baseline != nil {
 		set.Baseline = map[string]string{}
@@ -356,6 +357,11 @@ func (g Grid) Run(ctx context.Context) (*reports.Set, error) {
 			kept = append(kept, j)
 		}
 		pts[i].judges = kept
+	}
+	for i, p := range pts {
+		for _, j := range p.judges {
+			set.Points[i].Judges = append(set.Points[i].Judges, j.String())
+		}
 	}
 
 	b := newBuilder(env, pts, set)

@@ -87,8 +87,8 @@ func TestGridEqualsSeparateRuns(t *testing.T) {
 		}
 		runtest.SameRecords(t, p.Result.Records, want.Records)
 	}
-	if set.Points[0].Label != "system=flat(bm25) k=3" {
-		t.Errorf("label %q", set.Points[0].Label)
+	if p := set.Points[0]; p.Label != "system=flat(bm25) k=3" || p.System != "flat(bm25)" || p.Reader != "extractive" || p.K != 3 {
+		t.Errorf("point 0: %+v", p)
 	}
 }
 

@@ -37,6 +37,13 @@ type Point struct {
 	Label string
 	// Data is the dataset the point ran on.
 	Data *datasets.Dataset
+	// System, Reader and Judges are the canonical specs of the point's
+	// components (the catalog's strings: "flat(dense:lsa)",
+	// "reader(model=gpt-4o-mini)", "judge(clonemem)"), whether an axis or
+	// the grid's fixed components gave them; K is its retrieval depth.
+	System, Reader string
+	Judges         []string
+	K              int
 	// Result is the run; nil when the point was skipped or failed.
 	Result *record.Result
 	// Skipped is why the point did not run (a *catalog.NeedsModelError
