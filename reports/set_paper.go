@@ -1,0 +1,329 @@
+package reports
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/memlab/memlab/analysis"
+	"github.com/memlab/memlab/judge"
+	"github.com/memlab/memlab/record"
+)
+
+// SetPaperOptions configure Set.PaperTable.
+type SetPaperOptions struct {
+	// Paper and Table name the paper's table (PaperCloneMem "3", "4",
+	// "5", "6"; PaperKnowMe "1"); Part is KnowMe-Bench's part ("all",
+	// "dataset 1", ...; "" = the set's dataset name when it is one).
+	Paper, Table, Part string
+	// Metrics are memlab's metrics shown, in order; offline, a proxy
+	// stands where the paper's judged metric would (it keeps its name:
+	// the row says so). nil = every metric of the paper's table that the
+	// set's points have.
+	Metrics []string
+	// Cell configures each cell's interval.
+	Cell PaperCellOptions
+	// Layout configures the table (nil rows = the paper's orientation).
+	Layout PaperTableOptions
+}
+
+// PaperTable lays the set out as a paper's table, in the paper's
+// orientation and scales, with the published figure beside each of our
+// cells (PaperTable): every point that ran becomes one column (CloneMem)
+// or row (KnowMe-Bench) keyed by the paper's labels of its components
+// (PaperSystemLabel, PaperBackboneLabel, PaperEmbedderLabel,
+// PaperUnitLabel). A component the paper never ran (an offline embedder
+// or reader) keeps a label of its own, so no published figure is put
+// beside it. KnowMe-Bench's cells are per task (T1..T7, by position).
+func (s *Set) PaperTable(opts SetPaperOptions) (analysis.Table, string, error) {
+	if err := s.Err(); err != nil {
+		return analysis.Table{}, "", err
+	}
+	knowme := opts.Paper == PaperKnowMe
+	metrics := opts.Metrics
+	if metrics == nil {
+		metrics = s.paperMetrics(opts.Paper, opts.Table)
+	}
+	var cells []PaperCell
+	for _, p := range s.Points {
+		if !p.Ran() {
+			continue
+		}
+		q := PaperQuery{Paper: opts.Paper, Table: opts.Table, Part: opts.Part, System: PaperSystemLabel(p.System),
+			Backbone: PaperBackboneLabel(p.Reader)}
+		if knowme {
+			if v, ok := knowMeSystems[q.System]; ok {
+				q.System = v
+			}
+			if q.Part == "" {
+				q.Part = knowMePart(p.Data.Name)
+			}
+			tasks := judge.KnowMeTasks()
+			for _, m := range metrics {
+				for i, task := range tasks {
+					var recs []record.Record
+					for _, r := range p.Result.Records {
+						if strings.EqualFold(r.Task, task) {
+							recs = append(recs, r)
+						}
+					}
+					if len(recs) == 0 {
+						continue
+					}
+					tq := q
+					tq.Task = fmt.Sprintf("T%d", i+1)
+					tq.Metric = paperLabelOr(m)
+					c, err := PaperCellOf(tq, recs, m, opts.Cell)
+					if err != nil {
+						return analysis.Table{}, "", fmt.Errorf("reports: paper table, point %s: %w", p.Label, err)
+					}
+					cells = append(cells, c)
+				}
+			}
+			continue
+		}
+		q.K, q.Embedder, q.Unit = p.K, PaperEmbedderLabel(p.System), PaperUnitLabel(p.System)
+		if opts.Table != "5" {
+			q.Embedder = "" // Tables 3, 4 and 6 fix the embedder
+		}
+		if opts.Table != "6" {
+			q.Unit = ""
+		}
+		for _, m := range metrics {
+			mq := q
+			mq.Metric = paperLabelOr(m)
+			c, err := PaperCellOf(mq, p.Result.Records, m, opts.Cell)
+			if err != nil {
+				return analysis.Table{}, "", fmt.Errorf("reports: paper table, point %s: %w", p.Label, err)
+			}
+			cells = append(cells, c)
+		}
+	}
+	if len(cells) == 0 {
+		return analysis.Table{}, "", fmt.Errorf("reports: paper table %s %s: no point of the set ran (%s)", opts.Paper, opts.Table, s)
+	}
+	t, note, err := PaperTable(cells, opts.Layout)
+	if err != nil {
+		return analysis.Table{}, "", err
+	}
+	if fixed := fixedLabels(cells); fixed != "" {
+		note = "Ours, in every cell: " + fixed + ". " + note
+	}
+	if more := s.notShown(); more != "" {
+		note += " " + more
+	}
+	return t, note, nil
+}
+
+// fixedLabels names the labels every cell shares (a backbone, an
+// embedder), which no column shows.
+func fixedLabels(cells []PaperCell) string {
+	var out []string
+	for _, f := range []struct {
+		name string
+		get  func(PaperQuery) string
+	}{
+		{"system", func(q PaperQuery) string { return q.System }},
+		{"backbone", func(q PaperQuery) string { return q.Backbone }},
+		{"embedder", func(q PaperQuery) string { return q.Embedder }},
+		{"units", func(q PaperQuery) string { return q.Unit }},
+	} {
+		v := f.get(cells[0].Query)
+		same := v != ""
+		for _, c := range cells {
+			same = same && f.get(c.Query) == v
+		}
+		if same {
+			out = append(out, f.name+" "+v)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// knowMePart is KnowMe-Bench's part of a dataset name: "dataset1" ->
+// "dataset 1".
+func knowMePart(name string) string {
+	if m := regexp.MustCompile(`^dataset\s*(\d+)$`).FindStringSubmatch(name); m != nil {
+		return "dataset " + m[1]
+	}
+	return name
+}
+
+// notShown is the set's notes, skips and failures as a sentence list.
+func (s *Set) notShown() string {
+	var parts []string
+	parts = append(parts, s.Notes...)
+	parts = append(parts, s.Skips()...)
+	parts = append(parts, s.Failures()...)
+	return strings.Join(parts, "; ")
+}
+
+// paperLabelOr is the paper's label of a metric, or the metric's own name
+// (a proxy's, which no paper reports).
+func paperLabelOr(m string) string {
+	if l, ok := PaperMetricLabel(m); ok {
+		return l
+	}
+	return m
+}
+
+// paperMetrics are the metrics of a paper's table that every point that
+// ran has, in the table's order; where an LLM judge's metric is missing
+// (offline), the proxy memlab has for it stands there.
+func (s *Set) paperMetrics(paper, table string) []string {
+	var want []string
+	seen := map[string]bool{}
+	for _, e := range PaperEntries() {
+		if e.Paper != paper || e.Table != table || seen[e.Metric] {
+			continue
+		}
+		seen[e.Metric] = true
+		if m, ok := PaperMetric(e.Metric); ok {
+			want = append(want, m)
+		}
+	}
+	proxies := map[string]string{
+		judge.MetricQAConsistency:     judge.MetricTokenF1,
+		judge.MetricMemoryRecall:      judge.MetricEvidenceCoverage,
+		judge.MetricMemoryHelpfulness: "",
+		judge.MetricKnowMeScore:       judge.MetricTokenF1,
+	}
+	var out []string
+	for _, m := range want {
+		if s.everyPointHas(m) {
+			out = append(out, m)
+			continue
+		}
+		if p := proxies[m]; p != "" && s.everyPointHas(p) && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (s *Set) everyPointHas(metric string) bool {
+	any := false
+	for _, p := range s.Points {
+		if !p.Ran() {
+			continue
+		}
+		any = true
+		if ColumnsOf(p.Result.Records).Metric(metric) == nil {
+			return false
+		}
+	}
+	return any
+}
+
+// modelOf is the model= knob of a spec ("" when none is given).
+var modelOf = regexp.MustCompile(`model=("[^"]*"|[^,()]*)`)
+
+func specModel(spec string) string {
+	m := modelOf.FindStringSubmatch(spec)
+	if m == nil {
+		return ""
+	}
+	return strings.Trim(m[1], `"`)
+}
+
+// PaperSystemLabel is the papers' name of a memory system spec: Flat,
+// A-Mem, Mem0, Oracle (CloneMem); base, + Naive RAG, + Mem0, + MemOS
+// (KnowMe-Bench, where "base" is the backbone reading the long context:
+// memlab's recent, the most recent traces up to a token budget, or none);
+// the spec itself for a system neither paper ran.
+func PaperSystemLabel(spec string) string {
+	name, _, _ := strings.Cut(spec, "(")
+	switch name {
+	case "flat":
+		return "Flat"
+	case "amem":
+		return "A-Mem"
+	case "mem0":
+		return "Mem0"
+	case "oracle":
+		return "Oracle"
+	case "naive":
+		return "+ Naive RAG"
+	case "memos":
+		return "+ MemOS"
+	case "recent", "none":
+		return "base"
+	}
+	return spec
+}
+
+// knowMeSystems are the KnowMe-Bench labels PaperSystemLabel gives; a
+// KnowMe table shows mem0 as "+ Mem0".
+var knowMeSystems = map[string]string{"Mem0": "+ Mem0"}
+
+// PaperBackboneLabel is the papers' name of a reader spec's model: LLaMA
+// (a Llama 3.1 8B), 4o-mini, Qwen3-32B, GPT-5-mini; the offline reader is
+// "extractive (offline)" and any other model keeps its name, so no
+// published figure is put beside a backbone the paper did not use.
+func PaperBackboneLabel(spec string) string {
+	name, _, _ := strings.Cut(spec, "(")
+	if name == "extractive" {
+		return "extractive (offline)"
+	}
+	m := strings.ToLower(specModel(spec))
+	switch {
+	case m == "":
+		return "backbone role"
+	case strings.Contains(m, "llama") && strings.Contains(m, "8b"):
+		return "LLaMA"
+	case strings.Contains(m, "4o-mini"):
+		return "4o-mini"
+	case strings.Contains(m, "qwen3-32b"):
+		return "Qwen3-32B"
+	case strings.Contains(m, "gpt-5-mini"):
+		return "GPT-5-mini"
+	}
+	return specModel(spec)
+}
+
+// PaperEmbedderLabel is the papers' name of a system spec's embedder:
+// Contriever, text-emb-3-small; BM25, "hashed (offline)", "lsa
+// (offline)" or the model's name otherwise.
+func PaperEmbedderLabel(spec string) string {
+	switch {
+	case strings.HasPrefix(spec, "flat") && !strings.Contains(spec, "dense:") && !strings.Contains(spec, "hybrid:"):
+		return "BM25"
+	case strings.Contains(spec, "embedder("):
+		m := strings.ToLower(specModel(spec[strings.Index(spec, "embedder("):]))
+		switch {
+		case strings.Contains(m, "contriever"):
+			return "Contriever"
+		case strings.Contains(m, "text-embedding-3-small"):
+			return "text-emb-3-small"
+		case m == "":
+			return "embedder role"
+		}
+		return m
+	case strings.Contains(spec, "lsa"):
+		return "lsa (offline)"
+	}
+	return "hashed (offline)"
+}
+
+// PaperUnitLabel is CloneMem Table 6's name of a flat spec's retrieval
+// units: "w/o mem" (raw traces only), "w/o org" (extracted memories
+// only), "combined" (both).
+func PaperUnitLabel(spec string) string {
+	i := strings.Index(spec, "units=")
+	if i < 0 {
+		return "w/o mem"
+	}
+	units := spec[i+len("units="):]
+	if j := strings.IndexAny(units, ",)"); j >= 0 {
+		units = units[:j]
+	}
+	raw := slices.Contains(strings.Split(units, "+"), "raw")
+	switch {
+	case raw && units == "raw":
+		return "w/o mem"
+	case raw:
+		return "combined"
+	}
+	return "w/o org"
+}
