@@ -149,6 +149,12 @@ func (c *Client) resolve(role, model, defaultRole string) (*endpointRT, string, 
 	if model != "" {
 		m = model
 	}
+	// MODEL@ENDPOINT: the model on another configured endpoint.
+	if i := strings.LastIndex(m, "@"); i > 0 {
+		if rt, ok := c.endpoints[m[i+1:]]; ok {
+			return rt, m[:i], nil
+		}
+	}
 	return c.endpoints[ep.Name], m, nil
 }
 

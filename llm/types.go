@@ -33,7 +33,8 @@ type Message struct {
 type ChatRequest struct {
 	// Role picks the endpoint and default model ("" = backbone).
 	Role string
-	// Model overrides the role's model ("" = the role's).
+	// Model overrides the role's model ("" = the role's); MODEL@ENDPOINT is
+	// a model on another configured endpoint (a grid's reader(model=x@vllm)).
 	Model       string
 	Messages    []Message
 	Temperature float64
@@ -79,7 +80,7 @@ type ChatResponse struct {
 // EmbedRequest embeds a batch of texts.
 type EmbedRequest struct {
 	Role       string // "" = embedder
-	Model      string // "" = the role's model
+	Model      string // "" = the role's model; MODEL@ENDPOINT: on another configured endpoint
 	Inputs     []string
 	Dimensions int // 0 = the model's default
 }
