@@ -302,8 +302,9 @@ func cmpOr[T comparable](a, b T) T {
 // (a store that cannot be written, a cancelled ctx) has its Err; Run
 // returns an error only for a grid it cannot resolve.
 //
-// In a dry run (llm.DryRun) each point's Result holds its estimate, made
-// on its own system (an estimate does not know what points share).
+// In a dry run (llm.DryRun) each point's Result holds its estimate, with
+// the work points share counted once: a memory's building at the first
+// point that builds it, its searches at one point per depth.
 func (g Grid) Run(ctx context.Context) (*reports.Set, error) {
 	pts, _, err := g.resolve()
 	if err != nil {
@@ -393,7 +394,52 @@ func (g Grid) Run(ctx context.Context) (*reports.Set, error) {
 	}
 	wg.Wait()
 	prog.finish()
+	if llm.DryRun() {
+		b.shareEstimates(pts, set)
+	}
 	return set, nil
+}
+
+// shareEstimates makes a dry run's estimates say what the grid will
+// spend: a memory built once is counted at the first point that builds
+// it, and its searches at one point per depth it is searched at (one in
+// all when its ranking is a prefix at every k); the other points' stages
+// say where they are counted.
+func (b *builder) shareEstimates(pts []point, set *reports.Set) {
+	built := map[string]string{}    // system key -> label of the point counting ingest
+	searched := map[string]string{} // system key + depth -> label
+	// The deepest point of each memory counts its searches.
+	deepest := map[string]int{}
+	for _, p := range pts {
+		deepest[sysKey(p)] = max(deepest[sysKey(p)], p.k)
+	}
+	for i, p := range pts {
+		e := set.Points[i].Result
+		if e == nil || e.Estimate == nil {
+			continue
+		}
+		key := sysKey(p)
+		if at, ok := built[key]; ok {
+			e.Estimate.Ingest = record.StageEstimate{Known: true, Note: "memory built once for the grid: counted at " + at}
+		} else {
+			built[key] = set.Points[i].Label
+		}
+		depth := strconv.Itoa(p.k)
+		if s := b.sys[key]; s != nil && s.plain != nil {
+			if ps, ok := s.plain.(retrieval.PrefixStable); ok && ps.PrefixStable() {
+				depth = "prefix"
+				if p.k != deepest[key] {
+					e.Estimate.Retrieve = record.StageEstimate{Known: true, Note: fmt.Sprintf("searched once for the grid at k = %d", deepest[key])}
+					continue
+				}
+			}
+		}
+		if at, ok := searched[key+"\x00"+depth]; ok {
+			e.Estimate.Retrieve = record.StageEstimate{Known: true, Note: "searches made once for the grid: counted at " + at}
+		} else {
+			searched[key+"\x00"+depth] = set.Points[i].Label
+		}
+	}
 }
 
 // runPoint runs one point.

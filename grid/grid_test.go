@@ -11,6 +11,7 @@ import (
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/internal/runtest"
+	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/llm/llmtest"
 	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/retrieval"
@@ -285,5 +286,35 @@ func TestAxisErrors(t *testing.T) {
 	}
 	if want := "system=flat(dense:embedder(model=text-embedding-3-small)) reader=reader(model=qwen3-32b) judges= k=10"; pts[0] != want {
 		t.Errorf("point %q, want %q", pts[0], want)
+	}
+}
+
+// TestDryRunCountsSharedWorkOnce: a dry run's estimates count a memory
+// built for several points once, and its searches once per depth it is
+// searched at; no call is made.
+func TestDryRunCountsSharedWorkOnce(t *testing.T) {
+	d := sample(t)
+	var calls atomic.Int64
+	env := &catalog.Env{Client: runtest.FakeClient(t, func(llmtest.ChatCall) (string, error) { calls.Add(1); return "{}", nil })}
+	t.Setenv(llm.DryRunEnv, "1")
+	set, err := Grid{Data: d, Env: env, System: "mem0", Axes: []record.Axis{Ks(5, 10), Axis("reader", "extractive", "reader")},
+		Options: runs.Options{NoStore: true}}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ingest, counted := 0, 0
+	for _, p := range set.Points {
+		if p.Result == nil || p.Result.Estimate == nil {
+			t.Fatalf("%s: no estimate (%v)", p.Label, p.Err)
+		}
+		if c := p.Result.Estimate.Ingest.Calls; c > 0 {
+			ingest, counted = c, counted+1
+		}
+	}
+	if counted != 1 || ingest == 0 {
+		t.Fatalf("ingest counted at %d points (%d calls), want once", counted, ingest)
+	}
+	if calls.Load() != 0 {
+		t.Fatalf("a dry run made %d calls", calls.Load())
 	}
 }
