@@ -46,6 +46,7 @@ func (s *Set) PaperTable(opts SetPaperOptions) (analysis.Table, string, error) {
 		metrics = s.paperMetrics(opts.Paper, opts.Table)
 	}
 	var cells []PaperCell
+	embedderVaries, unitShared := s.embedderVaries(), s.unitsShared()
 	for _, p := range s.Points {
 		if !p.Ran() {
 			continue
@@ -84,11 +85,13 @@ func (s *Set) PaperTable(opts SetPaperOptions) (analysis.Table, string, error) {
 			continue
 		}
 		q.K, q.Embedder, q.Unit = p.K, PaperEmbedderLabel(p.System), PaperUnitLabel(p.System)
-		if opts.Table != "5" {
-			q.Embedder = "" // Tables 3, 4 and 6 fix the embedder
+		if opts.Table != "5" && !embedderVaries {
+			q.Embedder = "" // Tables 3, 4 and 6 fix the embedder; a set varying it keeps it in the key
 		}
 		if opts.Table != "6" {
 			q.Unit = ""
+		} else if unitShared[q.Unit] {
+			q.Unit += " (" + joinOf(p.System) + ")" // one of several variants of one paper unit: no figure of its own
 		}
 		for _, m := range metrics {
 			mq := q
@@ -282,11 +285,64 @@ func PaperBackboneLabel(spec string) string {
 	return specModel(spec)
 }
 
+// embedderVaries reports whether two points that ran with one paper
+// system label have different embedders (Flat over BM25 and over LSA):
+// their cells of a table that fixes the embedder would share one key.
+func (s *Set) embedderVaries() bool {
+	seen := map[string]string{}
+	for _, p := range s.Points {
+		if !p.Ran() {
+			continue
+		}
+		sys, emb := PaperSystemLabel(p.System), PaperEmbedderLabel(p.System)
+		if e, ok := seen[sys]; ok && e != emb {
+			return true
+		}
+		seen[sys] = emb
+	}
+	return false
+}
+
+// unitsShared are the paper unit labels (PaperUnitLabel) that several
+// system specs of the set's ran points take (merge and separate are both
+// "w/o org"): CloneMem Table 6 gives one figure per label, and their
+// cells would share one key.
+func (s *Set) unitsShared() map[string]bool {
+	specs := map[string]map[string]bool{}
+	for _, p := range s.Points {
+		if !p.Ran() {
+			continue
+		}
+		l := PaperUnitLabel(p.System)
+		if specs[l] == nil {
+			specs[l] = map[string]bool{}
+		}
+		specs[l][p.System] = true
+	}
+	out := map[string]bool{}
+	for l, ss := range specs {
+		out[l] = len(ss) > 1
+	}
+	return out
+}
+
+// joinOf is a flat spec's join mode, "join=merge" ("join=auto" when the
+// spec leaves the default).
+func joinOf(spec string) string {
+	if m := regexp.MustCompile(`join=(\w+)`).FindStringSubmatch(spec); m != nil {
+		return m[0]
+	}
+	return "join=auto"
+}
+
 // PaperEmbedderLabel is the papers' name of a system spec's embedder:
 // Contriever, text-emb-3-small; BM25, "hashed (offline)", "lsa
-// (offline)" or the model's name otherwise.
+// (offline)" or the model's name otherwise; "" for a system that embeds
+// nothing (timeline, oracle, recent, none, weaviate).
 func PaperEmbedderLabel(spec string) string {
-	switch {
+	switch name, _, _ := strings.Cut(spec, "("); {
+	case slices.Contains([]string{"timeline", "oracle", "recent", "none", "weaviate"}, name):
+		return "" // no embedder
 	case strings.HasPrefix(spec, "flat") && !strings.Contains(spec, "dense:") && !strings.Contains(spec, "hybrid:"):
 		return "BM25"
 	case strings.Contains(spec, "embedder("):
@@ -300,6 +356,8 @@ func PaperEmbedderLabel(spec string) string {
 			return "embedder role"
 		}
 		return m
+	case regexp.MustCompile(`[:=]embedder[,)]`).MatchString(spec):
+		return "embedder role" // the role's default model
 	case strings.Contains(spec, "lsa"):
 		return "lsa (offline)"
 	}
@@ -308,7 +366,8 @@ func PaperEmbedderLabel(spec string) string {
 
 // PaperUnitLabel is CloneMem Table 6's name of a flat spec's retrieval
 // units: "w/o mem" (raw traces only), "w/o org" (extracted memories
-// only), "combined" (both).
+// only), "combined" (both, as units of their own or merged into one
+// document with join=merge_raw).
 func PaperUnitLabel(spec string) string {
 	i := strings.Index(spec, "units=")
 	if i < 0 {
@@ -320,6 +379,8 @@ func PaperUnitLabel(spec string) string {
 	}
 	raw := slices.Contains(strings.Split(units, "+"), "raw")
 	switch {
+	case strings.Contains(spec, "join=merge_raw"):
+		return "combined" // the raw text merged with the extractions
 	case raw && units == "raw":
 		return "w/o mem"
 	case raw:
