@@ -85,10 +85,10 @@ func TestPaperNotebooksOfflineOnSample(t *testing.T) {
 	offlineEnv(t)
 	cases := map[string][]string{
 		"clonemem_retrieval": {
-			`\| Flat \| bm25 \| 54 \| (\*\*|<u>)?0\.658 \[0\.\d+, 0\.\d+\]`, // Recall-Flat@10 with its interval (marked second best since the dense rows are strict)
-			`\| A-Mem \| hashed \| - \| needs a model \|`, `\| Mem0 \| model \| - \| needs a model \|`,
-			`\| timeline \| bm25 \(built in\) \| 54 \| (\*\*|<u>)?0\.\d+ \[`,
-			`Holm-adjusted`, `Δ Recall-Flat`,
+			`\| 10 \| Recall-Flat \| 0\.6579 \[0\.\d+, 0\.\d+\] \(n=54\)`, // Table 3's layout: Flat BM25's Recall-Flat@10 first
+			`\| k \| metric \| BM25 Flat \|.*\| lsa \(offline\) Flat \|.*\| timeline \|`,
+			`skipped 6 points: needs an extractor model`, `\*\*k = 20\*\*`,
+			`\| system=timeline k=20 \| 20 \| 54 \| 0\.843 \[`, `Holm-adjusted`, `Δ Recall-Flat`,
 		},
 		"clonemem_qa": {
 			`\| Oracle \| 20 \| 54 \| 0\.\d+ \[`, `\| Flat \(BM25\) k=5 \| 5 \| 54 \|`, `\| timeline k=20 \| 20 \| 54 \|`,
@@ -97,12 +97,14 @@ func TestPaperNotebooksOfflineOnSample(t *testing.T) {
 			`A-Mem: needs a model`, `Mem0: needs a model`, `paired difference against Oracle`,
 		},
 		"clonemem_ablation_embedding": {
-			`\| bm25 \| extractive \| [0-9a-f]{16} \| flat-bm25 \| 10 \| 54 / 0 / 0 \|`, `\| lsa \| extractive \|`,
-			`\| embedder=hashed,backbone=extractive \| 10 \| 54 \| 0\.\d+ \[`, `paired difference against embedder=bm25,backbone=extractive`,
+			`\| k \| metric \| BM25 \| BM25 \(paper\) \| hashed \(offline\) \|`, `\| 10 \| Recall-Flat \| 0\.6579 \[`,
+			`\| embedder=hashed reader=extractive \| 10 \| 54 \| 0\.\d+ \[`, `paired difference against embedder=bm25 reader=extractive`,
+			`skipped 2 points: needs an embedder model`, `skipped 3 points: needs a backbone model`,
 		},
 		"clonemem_ablation_units": {
-			`\| raw only \| raw traces \|`, `\| extracted only \| separate \|`, `\| combined \| merge_raw \(one document\) \|`,
-			`\| combined: separate \+ raw \(N documents\) \| 10 \| 54 \| 0\.\d+ \[`, `paired difference against raw only: raw traces`,
+			`\| k \| metric \| w/o mem \|.*\| w/o org \(join=separate\) \|.*\| combined \(join=merge_raw\) \|`,
+			`\| system=flat\(bm25,units=summary\+keywords\+facts\+raw,join=separate\) reader=extractive \| 10 \| 54 \| 0\.\d+ \[`,
+			`paired difference against system=flat\(bm25,join=none\) reader=extractive`, `\*\*reader = extractive\*\*`,
 		},
 		"clonemem_breakdown": {
 			`### Retrieval by task`, `### Answers by dimension`, `\| trajectory \| Recall-Flat \| 6 \| `,
@@ -180,11 +182,12 @@ func TestPaperNotebooksWithFakeModels(t *testing.T) {
 	// "n judged / n failed" as reports.JudgeTable and the notebooks' own tables write it.
 	counts := `\| \d+ / \d+ \|`
 	cases := map[string][]string{
-		"clonemem_retrieval": {`\| A-Mem \| model \| 54 \| 0\.\d+ \[`, `\| Mem0 \| hashed \| 54 \| 0\.\d+ \[`, `\| Flat \| model \| 54 \|`},
+		"clonemem_retrieval": {`\| hashed \(offline\) A-Mem \|`, `\| embedder role Mem0 \|`, `\| embedder role Flat \|`,
+			`\| system=mem0\(embedder=embedder\) k=20 \| 20 \| 54 \| \d\.\d+ \[`},
 		"clonemem_qa": {`\| oracle \| 20 \| QA consistency \(LLM judge\) \| 0\.667 \| 2\.000 \| 54 / 0 \|`,
 			`\| Memory helpfulness \(LLM judge\) \| 0\.500 \|`, `\| A-Mem k=10 \| 10 \| 54 \| 2\.000 \[`, counts},
-		"clonemem_ablation_embedding": {`\| model \| model \|`, `QA consistency \(LLM judge\)`, counts},
-		"clonemem_ablation_units":     {`QA consistency \(LLM judge\)`, counts},
+		"clonemem_ablation_embedding": {`\| embedder=embedder reader=reader \| 10 \| 54 \|`, `\| 10 \| QA consistency \| `, `QA consistency \(LLM judge\)`},
+		"clonemem_ablation_units":     {`\*\*reader = reader\*\*`, `\| 10 \| QA consistency \| `, `QA consistency \(LLM judge\)`},
 		"clonemem_breakdown":          {`### LLM judges by task`, counts},
 		"knowme_table1":               {`\| base model \(no memory\) \| \d+\.\d \(\d+ / \d+\) \|`, `\| Mem0 \| \d+\.\d \(\d+ / \d+\) \(`},
 		"error_analysis":              {`\*\*Judge\*\* clonemem-qa/memlab \(gpt-4o-mini\), QA consistency \(LLM judge\) = 2: fake judge`},
