@@ -25,6 +25,7 @@ func init() {
 		"DefaultReader": reflect.ValueOf(constant.MakeFromLiteral("\"extractive\"", token.STRING, 0)),
 		"DefaultSystem": reflect.ValueOf(constant.MakeFromLiteral("\"flat(bm25)\"", token.STRING, 0)),
 		"Ks":            reflect.ValueOf(grid.Ks),
+		"ParseAxes":     reflect.ValueOf(grid.ParseAxes),
 		"ParseAxis":     reflect.ValueOf(grid.ParseAxis),
 
 		// type definitions
