@@ -1,286 +1,119 @@
 //go:build ignore
 
 // %% [markdown]
-// # CloneMem Table 4 layout: answers and memory utility, Oracle against each system
+// # CloneMem Table 4: answers and memory utility, Oracle against each system
 //
-// Each memory system answers every question at k = 5, 10 and 20 retrieved traces; the
-// **Oracle** (the gold evidence traces) is the reference row. The paper's four columns are
-// QA consistency (LLM judge, 0-3), choice accuracy, memory helpfulness (LLM judge, 0-2)
-// and memory recall (LLM judge, 0-1).
-//
-// * With a model endpoint configured (`llm.Configured()`), the reader is the model reader
-//   (backbone role) and the CloneMem judges (judge role) score QA consistency and memory
-//   utility. Every judge cell says "n judged / n failed": a failed judgment is counted,
-//   never scored.
-// * Offline, no judge exists: the table shows the **offline proxies** under their own
-//   names (token F1 and ROUGE-L of the answer, evidence coverage as a proxy for memory
-//   recall) and the extractive reader. Memory helpfulness has no proxy and is not shown.
-//   Choice accuracy is an exact option match and needs no judge.
+// Each memory system (Flat BM25, A-Mem, Mem0, memlab's timeline) answers every question at
+// k = 5, 10 and 20 retrieved traces, read by each backbone of `backbones`; the **Oracle**
+// (the gold evidence traces) is the reference at each k. The paper's metrics: QA consistency
+// (LLM judge, 0-3, shown on the paper's 0-1), choice accuracy (%), memory helpfulness (LLM
+// judge, 0-2) and memory recall (LLM judge, 0-1).
+// * With a model endpoint, every backbone reads (`reader(model=...)`) and the CloneMem judges
+//   score (a failed judgment is counted, never scored); the QA hallucination rates follow.
+// * Offline, only the extractive reader runs (the backbones and A-Mem / Mem0 are skipped,
+//   said once), no judge exists, and the tables show the **offline proxies** under their own
+//   names (token F1 for QA consistency, evidence coverage for memory recall). Choice accuracy
+//   is an exact option match and needs no judge.
 
 // %% [parameters]
-data := ""       // dataset path (CloneMem file/dir or KnowMe-Bench dir); "" = bundled sample
-errata := ""     // errata CSV applied to the dataset (datasets.ReadErrata); "" = none
-klist := "5,10,20" // retrieval depths
-seed := 1        // seed of the bootstrap intervals and permutation tests
-resamples := 2000 // bootstrap resamples and Monte Carlo permutations
+data := ""                                      // dataset path (CloneMem file/dir or KnowMe-Bench dir); "" = bundled sample
+errata := ""                                    // errata CSV applied to the dataset (datasets.ReadErrata); "" = none
+klist := "5,10,20"                              // retrieval depths
+systems := "oracle,flat(bm25),amem,mem0,timeline" // systems; the first is the Oracle the others are compared with
+backbones := "llama-3.1-8b-instruct,gpt-4o-mini" // reader models (the paper's LLaMA and 4o-mini); offline only the extractive reader runs
+seed := 1                                       // seed of the bootstrap intervals and permutation tests
+resamples := 2000                               // bootstrap resamples and Monte Carlo permutations
 
 // %%
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 
-	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/display"
-	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/grid"
 	"github.com/memlab/memlab/judge"
-	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/reports"
-	"github.com/memlab/memlab/retrieval"
-	"github.com/memlab/memlab/retrieval/amem"
-	"github.com/memlab/memlab/retrieval/mem0"
-	"github.com/memlab/memlab/retrieval/timeline"
-	"github.com/memlab/memlab/runs"
 )
 
-var ds *datasets.Dataset
-var err error
-ds, err = datasets.OpenWithErrata(data, errata, os.Stdout) // prints what the errata change
-if err != nil {
-	panic(err)
-}
-ctx := context.Background()
-var ks []int
-ks, err = runs.ParseKs(klist)
+ds, err := datasets.OpenWithErrata(data, errata, os.Stdout) // prints what the errata change
 if err != nil {
 	panic(err)
 }
 fmt.Printf("dataset %s (%s): %d questions, %d traces\n", ds.Name, ds.Format, len(ds.Questions), datasets.ComputeStats(ds).Traces)
-
-// The model client when an endpoint is configured; nil offline.
-var chat *llm.Client // nil offline
-chat, err = llm.DefaultIfConfigured()
-if err != nil {
-	panic(err)
-}
-withModel := chat != nil
-
-// %% [markdown]
-// ## Reader, judges and systems
-
-// %%
-var reader generate.Reader
-var judges []runs.Judge
-if withModel {
-	mr, rerr := generate.NewModelReader(chat, generate.ReaderConfig{})
-	if rerr != nil {
-		panic(rerr)
-	}
-	reader = mr
-	cj := judge.NewCloneMemJudge(chat, judge.Config{})
-	judges = []runs.Judge{runs.CloneMemQAJudge(cj), runs.CloneMemMemoryJudge(cj)}
-} else {
-	reader = generate.NewExtractive()
-}
-fmt.Println("reader:", reader.Name())
-for _, j := range judges {
-	fmt.Println("judge:", j.Name())
-}
-
-// Embedder of the model-based memories: the embedder role when a model is configured,
-// else an offline hashed TF-IDF fitted per persona on the traces the memory has ingested
-// (strict: no later trace shapes a question's scores).
-var emb llm.Embedder
-if withModel {
-	emb = llm.ClientEmbedder{Client: chat}
-} else {
-	hashed, herr := retrieval.NewAdmittedEmbedder(retrieval.OfflineHashed)
-	if herr != nil {
-		panic(herr)
-	}
-	emb = hashed
-}
-var chatter llm.Chatter
-if withModel {
-	chatter = chat
-}
-
-// Each run gets a fresh memory: an incremental memory cannot be asked an earlier question
-// after a later one, so it is rebuilt for every k.
-func newSystem(label string) (retrieval.System, error) {
-	switch label {
-	case "Flat (BM25)":
-		return retrieval.NewFlat(ds, retrieval.BM25Params{})
-	case "timeline":
-		tl, err := timeline.New(timeline.DefaultConfig(), nil)
-		if err != nil {
-			return nil, err
-		}
-		return retrieval.NewIncremental(ds, tl), nil
-	case "A-Mem":
-		am, err := amem.New(chatter, emb, amem.Config{})
-		if err != nil {
-			return nil, err
-		}
-		return retrieval.NewIncremental(ds, am), nil
-	case "Mem0":
-		m0, err := mem0.New(chatter, emb, mem0.Config{})
-		if err != nil {
-			return nil, err
-		}
-		return retrieval.NewIncremental(ds, m0), nil
-	}
-	return nil, fmt.Errorf("unknown system %q", label)
-}
-
-var labels []string // systems that can run here
-var missing []string // rows that need a model
-for _, l := range []string{"Flat (BM25)", "A-Mem", "Mem0", "timeline"} {
-	s, serr := newSystem(l)
-	if serr != nil {
-		fmt.Println("not run:", l+":", serr)
-		missing = append(missing, l)
-		continue
-	}
-	fmt.Println("system:", l, "=", s.Name())
-	labels = append(labels, l)
-}
-
-// %% [markdown]
-// ## Runs
-//
-// The Oracle once (its ranked list is the gold traces, shorter than every k here), each
-// system at every k. Incremental memories are rebuilt for each run: with a model, the
-// repeated ingest calls are served by the call cache.
-
-// %%
-func evaluate(s retrieval.System, label string, k int) *record.Result {
-	res, err := runs.Evaluate(ctx, ds, runs.Config{System: s, Reader: reader, K: k, Judges: judges, Label: label,
-		Params: map[string]string{"notebook": "clonemem_qa"}})
+func axis(spec string) record.Axis {
+	a, err := grid.ParseAxis(spec)
 	if err != nil {
 		panic(err)
 	}
-	return res
+	return a
 }
-
-maxK := 0
-for _, k := range ks {
-	if k > maxK {
-		maxK = k
-	}
-}
-results := []*record.Result{evaluate(retrieval.NewOracle(ds), "Oracle", maxK)}
-for _, l := range labels {
-	for _, k := range ks {
-		s, serr := newSystem(l)
-		if serr != nil {
-			panic(serr)
-		}
-		results = append(results, evaluate(s, fmt.Sprintf("%s k=%d", l, k), k))
-	}
-}
-fmt.Println(len(results), "runs,", len(results[0].Records), "questions each")
+sysAxis := axis("system=" + systems)
 
 // %% [markdown]
-// ## Table 4 (layout): means with 95 % intervals and paired tests against the Oracle
-//
-// LLM-judged metrics are on their raw scale here (QA consistency 0-3, helpfulness 0-2,
-// recall 0-1); the normalized means with their judged / failed counts follow below.
+// ## The grid: system x reader x k, judged when a judge model is configured
+// Each memory is built once and searched once per question at the largest k (k cuts one
+// ranking); the Oracle's list is the gold traces, cut at k like every other list.
 
 // %%
-var metrics []string
-if withModel {
-	metrics = []string{judge.MetricQAConsistency, judge.MetricChoiceAccuracy, judge.MetricMemoryHelpfulness, judge.MetricMemoryRecall}
-} else {
-	metrics = []string{judge.MetricTokenF1, judge.MetricRougeL, judge.MetricChoiceAccuracy, judge.MetricEvidenceCoverage}
-}
-// Keep the metrics every run has (a dataset without multiple choice has no choice accuracy).
-var shown, notShown []string
-shown, notShown = reports.MetricsInEvery(results, metrics)
-for _, m := range notShown {
-	fmt.Println("not shown (not defined on this dataset or not produced by every run):", m)
-}
-comparison, err := reports.Compare(results, reports.CompareOptions{Metrics: shown, Seed: uint64(seed), Resamples: resamples})
+g := grid.Grid{Data: ds, Axes: []record.Axis{sysAxis, axis("reader=extractive," + backbones), axis("k=" + klist)}, Judges: []string{"judge(clonemem)", "judge(clonemem,use=memory)"},
+	Baseline: map[string]string{"system": sysAxis.Values[0]}, Params: map[string]string{"notebook": "clonemem_qa"}}
+set, err := g.Run(context.Background())
 if err != nil {
 	panic(err)
 }
-caption := comparison.Note
-if !withModel {
-	caption += "\n\nOffline: no judge model, so **QA consistency, memory helpfulness and memory recall (LLM judge) are not computed**; " +
-		"the columns are offline proxies (word overlap, not meaning) under their own names. The reader is " + reader.Name() + "."
-}
-for _, m := range missing {
-	caption += "\n\n" + m + ": needs a model (configure an endpoint); no numbers."
-}
-display.Markdown(comparison.Table.Markdown() + "\n" + caption)
+fmt.Println(set)
+var metrics, judged []string // the metrics every run has; the QA judge's, when it ran
+metrics, _ = reports.MetricsInEvery(set.Results(), []string{judge.MetricQAConsistency, judge.MetricTokenF1, judge.MetricRougeL,
+	judge.MetricChoiceAccuracy, judge.MetricMemoryHelpfulness, judge.MetricMemoryRecall, judge.MetricEvidenceCoverage})
+judged, _ = reports.MetricsInEvery(set.Results(), []string{judge.MetricQAConsistency})
 
 // %% [markdown]
-// ## LLM-judged metrics: normalized means and judged / failed counts
+// ## Table 4 in the paper's orientation: rows k x metric, columns backbone x system
+// Our mean and 95 % interval on the paper's scale, the published figure beside it ("(paper)").
 
 // %%
-if withModel {
-	display.Markdown(reports.JudgeTable(results).Markdown())
-} else {
-	display.Markdown("No judge model configured: the LLM-judged metrics (QA consistency, memory helpfulness, memory recall) need one. " +
-		"See docs/REPRODUCING.md.")
-}
-
-// %% [markdown]
-// ## Answers and proxies per run
-
-// %%
-var sums []reports.Summary
-for _, r := range results {
-	sums = append(sums, reports.SummaryOf(r))
-}
-display.Markdown(reports.AnswerTable(sums).Markdown())
-
-// %% [markdown]
-// ## The headline metric at each k
-
-// %%
-headline := shown[0]
-
-// bars returns one series per k: the headline metric's mean and interval per system.
-func bars(cells []reports.CompareCell) []analysis.BarSeries {
-	var out []analysis.BarSeries
-	for _, k := range ks {
-		bs := analysis.BarSeries{Name: fmt.Sprintf("k=%d", k)}
-		for _, l := range labels {
-			v, lo, hi := math.NaN(), math.NaN(), math.NaN()
-			for _, c := range cells {
-				if c.Run == fmt.Sprintf("%s k=%d", l, k) && c.Metric == headline {
-					v, lo, hi = c.Mean.Estimate, c.Mean.Lo, c.Mean.Hi
-				}
-			}
-			bs.Values = append(bs.Values, v)
-			bs.Lo = append(bs.Lo, lo)
-			bs.Hi = append(bs.Hi, hi)
-		}
-		out = append(out, bs)
-	}
-	return out
-}
-
-// The Oracle's mean (a field of a compiled struct inside a slice element: read it in a
-// func, as yaegi v0.16.1 fails to compile comparison.Cells[0].Mean.Estimate at a cell's top level).
-func baselineMean(cells []reports.CompareCell) float64 {
-	for _, c := range cells {
-		if c.Run == "Oracle" && c.Metric == headline {
-			return c.Mean.Estimate
-		}
-	}
-	return math.NaN()
-}
-oracleMean := baselineMean(comparison.Cells)
-png, err := analysis.BarPlot{Title: fmt.Sprintf("%s (Oracle %.3f), %s", headline, oracleMean, ds.Name), XLabel: "system",
-	YLabel: headline, Groups: labels, Series: bars(comparison.Cells)}.PNG()
+t4, note, err := set.PaperTable(reports.SetPaperOptions{Paper: reports.PaperCloneMem, Table: "4",
+	Cell: reports.PaperCellOptions{Seed: uint64(seed), Resamples: resamples}})
 if err != nil {
 	panic(err)
 }
-if err := display.PNG("clonemem_qa.png", png); err != nil {
+display.Markdown(t4.Markdown() + "\n" + note)
+
+// %% [markdown]
+// ## Paired tests against the Oracle at each k
+// On each metric's own scale (QA consistency 0-3 here): within each reader and k, every
+// system against the Oracle read by the same reader at the same k, Holm within the group.
+
+// %%
+byK, err := set.CompareWithin("reader,k", reports.CompareOptions{Metrics: metrics, Seed: uint64(seed), Resamples: resamples})
+if err != nil {
+	panic(err)
+}
+display.Markdown(byK.Table.Markdown() + "\n" + byK.Note)
+
+// %% [markdown]
+// ## QA hallucination rate and perfect rate (CloneMem App. D.1.3)
+// %%
+if len(judged) > 0 {
+	rates, rnote := reports.QARatesTable(set.Results(), reports.QARatesOptions{Seed: uint64(seed), Resamples: resamples})
+	display.Markdown(rates.Markdown() + "\n" + rnote + "\n\n" + reports.JudgeTable(set.Results()).Markdown())
+} else {
+	display.Markdown("Offline: the QA hallucination and perfect rates are shares of the QA-consistency judge's scores: **they need the judge model** (see docs/REPRODUCING.md).")
+}
+
+// %% [markdown]
+// ## The headline metric at each k, per reader
+// %%
+bars, err := set.Bars("system", "reader,k", metrics[0])
+if err == nil {
+	var png []byte
+	if png, err = bars.PNG(); err == nil {
+		err = display.PNG("clonemem_qa.png", png)
+	}
+}
+if err != nil {
 	panic(err)
 }

@@ -154,7 +154,7 @@ func TestQuickstartWithoutErrataPrintsNothingNew(t *testing.T) {
 
 // TestEveryNotebookTakesErrata checks that each notebook has the errata
 // parameter and applies it (datasets.OpenWithErrata or WithErrata), and runs
-// knowme_table1 (which takes one errata file per data path) with one.
+// knowme_table1 with one.
 func TestEveryNotebookTakesErrata(t *testing.T) {
 	paths, err := filepath.Glob("../../notebooks/*.go")
 	if err != nil || len(paths) < 9 {
@@ -178,9 +178,4 @@ func TestEveryNotebookTakesErrata(t *testing.T) {
 	fixes, q0, _ := sampleErrata(t)
 	out, _ := runNotebook(t, "knowme_table1", "-p", "errata="+fixes)
 	expect(t, "knowme_table1", out, regexp.QuoteMeta("excluded "+q0.CorpusID+"/"+q0.ID+": "), `sample \(clonemem\): 53 questions`)
-	dir := t.TempDir()
-	code, _, stderr := memlab(t, "run", "../../notebooks/knowme_table1.go", "-o", dir, "-no-store", "-quiet", "-p", "errata="+fixes+","+fixes)
-	if code != 1 || !strings.Contains(stderr, "errata: 2 files for 1 data paths") {
-		t.Errorf("two errata files for one path: exit %d\n%s", code, stderr)
-	}
 }

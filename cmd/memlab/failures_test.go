@@ -43,20 +43,21 @@ func TestFirstFailureIsShownOncePerRole(t *testing.T) {
 			}
 			t.Setenv("MEMLAB_CONFIG", conf)
 			t.Setenv("FIRST_FAILURE_KEY", key)
-			_, _, stderr := memlab(t, "run", "-no-store", "-quiet", "-o", t.TempDir(), "-p", "limit=1", "-p", "systems=base,naive",
+			_, _, stderr := memlab(t, "run", "-no-store", "-quiet", "-o", t.TempDir(), "-p", "limit=1", "-p", "systems=naive(embedder=embedder)", "-p", "backbones=reader",
 				"../../notebooks/knowme_table1.go")
 			if strings.Contains(stderr, key) {
 				t.Fatalf("the key reached stderr:\n%s", stderr)
 			}
-			for _, role := range []string{"backbone", "embedder"} {
+			// The judge fails too: it judges the extractive reader's answers.
+			for _, role := range []string{"backbone", "embedder", "judge"} {
 				re := regexp.MustCompile(`(?m)^memlab: first failed call of role ` + role + ` on endpoint "fake": llm: ` + c.cause +
 					`: model "m-` + role + `" on endpoint "fake", \d attempt\(s\) \(HTTP ` + c.name + `\): .+\S$`)
 				if n := len(re.FindAllString(stderr, -1)); n != 1 {
 					t.Errorf("role %s: %d first-failure lines, want 1:\n%s", role, n, stderr)
 				}
 			}
-			if n := strings.Count(stderr, "first failed call of role"); n != 2 {
-				t.Errorf("%d first-failure lines, want 2 (backbone, embedder):\n%s", n, stderr)
+			if n := strings.Count(stderr, "first failed call of role"); n != 3 {
+				t.Errorf("%d first-failure lines, want 3 (backbone, embedder, judge):\n%s", n, stderr)
 			}
 		})
 	}
