@@ -102,6 +102,7 @@ func init() {
 		"Comparisons":       reflect.ValueOf((*reports.Comparisons)(nil)),
 		"DryRun":            reflect.ValueOf((*reports.DryRun)(nil)),
 		"Flip":              reflect.ValueOf((*reports.Flip)(nil)),
+		"GroupedComparison": reflect.ValueOf((*reports.GroupedComparison)(nil)),
 		"LintOptions":       reflect.ValueOf((*reports.LintOptions)(nil)),
 		"Manifest":          reflect.ValueOf((*reports.Manifest)(nil)),
 		"ManifestDiff":      reflect.ValueOf((*reports.ManifestDiff)(nil)),
