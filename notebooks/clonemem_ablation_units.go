@@ -76,9 +76,9 @@ display.Markdown(t6.Markdown() + "\n" + note)
 // ## Paired tests against raw only, for each backbone
 
 // %%
-cmp, err := set.CompareEach("reader", reports.CompareOptions{Seed: uint64(seed), Resamples: resamples})
+cmp, err := set.CompareWithin("reader", reports.CompareOptions{Seed: uint64(seed), Resamples: resamples})
 check(err)
-display.Markdown(cmp.Markdown())
+display.Markdown(cmp.Table.Markdown() + "\n" + cmp.Note)
 
 // %% [markdown]
 // ## Recall-Flat per unit variant

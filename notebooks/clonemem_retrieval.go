@@ -87,9 +87,9 @@ display.Markdown(t3.Markdown() + "\n" + note)
 // ## Paired tests against Flat BM25 at each k
 
 // %%
-byK, err := set.CompareEach("k", reports.CompareOptions{Metrics: variants, Seed: uint64(seed), Resamples: resamples})
+byK, err := set.CompareWithin("k", reports.CompareOptions{Metrics: variants, Seed: uint64(seed), Resamples: resamples})
 check(err)
-display.Markdown(byK.Markdown())
+display.Markdown(byK.Table.Markdown() + "\n" + byK.Note)
 
 // %% [markdown]
 // ## Recall-Flat by system and k

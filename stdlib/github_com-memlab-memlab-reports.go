@@ -99,7 +99,6 @@ func init() {
 		"CompareCell":       reflect.ValueOf((*reports.CompareCell)(nil)),
 		"CompareOptions":    reflect.ValueOf((*reports.CompareOptions)(nil)),
 		"Comparison":        reflect.ValueOf((*reports.Comparison)(nil)),
-		"Comparisons":       reflect.ValueOf((*reports.Comparisons)(nil)),
 		"DryRun":            reflect.ValueOf((*reports.DryRun)(nil)),
 		"Flip":              reflect.ValueOf((*reports.Flip)(nil)),
 		"GroupedComparison": reflect.ValueOf((*reports.GroupedComparison)(nil)),

@@ -87,7 +87,7 @@ func TestPaperNotebooksOfflineOnSample(t *testing.T) {
 		"clonemem_retrieval": {
 			`\| 10 \| Recall-Flat \| 0\.6579 \[0\.\d+, 0\.\d+\] \(n=54\)`, // Table 3's layout: Flat BM25's Recall-Flat@10 first
 			`\| k \| metric \| BM25 Flat \|.*\| lsa \(offline\) Flat \|.*\| timeline \|`,
-			`skipped 6 points: needs an extractor model`, `\*\*k = 20\*\*`,
+			`skipped 6 points: needs an extractor model`, `\| k \| run \| k \| records \|`,
 			`\| system=timeline k=20 \| 20 \| 54 \| 0\.843 \[`, `Holm-adjusted`, `Δ Recall-Flat`,
 		},
 		"clonemem_qa": {
@@ -104,7 +104,7 @@ func TestPaperNotebooksOfflineOnSample(t *testing.T) {
 		"clonemem_ablation_units": {
 			`\| k \| metric \| w/o mem \|.*\| w/o org \(join=separate\) \|.*\| combined \(join=merge_raw\) \|`,
 			`\| system=flat\(bm25,units=summary\+keywords\+facts\+raw,join=separate\) reader=extractive \| 10 \| 54 \| 0\.\d+ \[`,
-			`paired difference against system=flat\(bm25,join=none\) reader=extractive`, `\*\*reader = extractive\*\*`,
+			`paired difference against system=flat\(bm25,join=none\) reader=extractive`, `\| reader \| run \| k \| records \|`,
 		},
 		"clonemem_breakdown": {
 			`### By task`, `### By dimension`, `\| trajectory \| flat\(bm25\) \| 10 \| 6 \| `,
@@ -187,7 +187,7 @@ func TestPaperNotebooksWithFakeModels(t *testing.T) {
 		"clonemem_retrieval": {`\| hashed \(offline\) A-Mem \|`, `\| embedder role Mem0 \|`, `\| embedder role Flat \|`,
 			`\| system=mem0\(embedder=embedder\) k=20 \| 20 \| 54 \| \d\.\d+ \[`},
 		"clonemem_ablation_embedding": {`\| embedder=embedder reader=reader \| 10 \| 54 \|`, `\| 10 \| QA consistency \| `, `QA consistency \(LLM judge\)`},
-		"clonemem_ablation_units":     {`\*\*reader = reader\*\*`, `\| 10 \| QA consistency \| `, `QA consistency \(LLM judge\)`},
+		"clonemem_ablation_units":     {`\| reader \| system=flat\(bm25,join=none\) reader=reader \|`, `\| 10 \| QA consistency \| `, `QA consistency \(LLM judge\)`},
 		"clonemem_qa": {`\| 10 \| QA consistency \| 0\.6667 \[0\.6667, 0\.6667\] \(n=54\) \| +\| 0\.6667 \[0\.6667, 0\.6667\] \(n=54\) \| 0\.6892 \|`, `\| 4o-mini A-Mem \| 4o-mini A-Mem \(paper\) \|`,
 			`system=amem reader=gpt-4o-mini k=10 \| 10 \| 54 \| 2\.000 \[`, `\| hallucination rate \| perfect rate \|`, counts},
 		"clonemem_breakdown": {`QA consistency \(LLM judge\) \| Δ QA consistency \(LLM judge\)`, `\| trajectory \| timeline \| 10 \| 6 \| `},
