@@ -271,6 +271,20 @@ func (c *Client) chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	return ChatResponse{Content: cc.Content, FinishReason: cc.FinishReason, Model: cc.Model, Usage: u, Latency: e.Latency, Cached: true}, nil
 }
 
+// ReasoningModel reports whether model is one of OpenAI's reasoning
+// models (o1, o3, o4, gpt-5 and their variants, the prefixes go-openai
+// checks), which take max_completion_tokens instead of max_tokens and no
+// temperature or top_p: a request to one sends the max tokens as
+// max_completion_tokens and leaves sampling at the model's default.
+func ReasoningModel(model string) bool {
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
+		if strings.HasPrefix(model, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // chatCall makes the network call with retries.
 func (c *Client) chatCall(ctx context.Context, rt *endpointRT, model string, req ChatRequest) (ChatResponse, error) {
 	oreq := openai.ChatCompletionRequest{Model: model, MaxTokens: req.MaxTokens, Stop: req.Stop,
@@ -280,6 +294,13 @@ func (c *Client) chatCall(ctx context.Context, rt *endpointRT, model string, req
 		// use its default (1.0 at OpenAI); the smallest float32 is sent
 		// instead, which servers treat as greedy decoding.
 		oreq.Temperature = math.SmallestNonzeroFloat32
+	}
+	if ReasoningModel(model) {
+		// Reasoning models take max_completion_tokens (which counts their
+		// reasoning too) and only their default sampling; go-openai refuses
+		// the request otherwise, before any call.
+		oreq.MaxTokens, oreq.MaxCompletionTokens = 0, req.MaxTokens
+		oreq.Temperature, oreq.TopP = 0, 0
 	}
 	if req.HasSeed {
 		s := req.Seed
