@@ -4,53 +4,57 @@
 // # Quickstart: how well does a memory system retrieve and answer?
 //
 // This notebook loads a benchmark (by default the bundled sample personas, written for
-// memlab in the CloneMem schema), runs two memory systems over every question, and reports
-// trace-level retrieval recall at k = 5, 10, 20 and answer scores.
+// memlab in the CloneMem schema) and runs an ablation declared as a grid: every memory
+// system of `systems` at every retrieval depth of `klist`, over every question. It reports
+// trace-level retrieval recall and answer scores, compares the systems at k = 10 with paired
+// tests, and plots recall against k.
 //
-// * **flat-bm25**: one retrieval unit per trace, Okapi BM25, temporal admission before
+// * **flat(bm25)**: one retrieval unit per trace, Okapi BM25, temporal admission before
 //   ranking (a question sees only traces dated at or before it was asked).
 // * **oracle**: the gold evidence traces in listed order (an upper bound for retrieval).
 //
 // Everything here runs offline. The reader is the **extractive** reader (it picks the option
 // best supported by the retrieved text and abstains below a threshold); answer scores are
-// **offline proxies** (token F1, ROUGE-L, evidence coverage), not LLM-judged metrics.
+// **offline proxies** (token F1, ROUGE-L, evidence coverage), not LLM-judged metrics. A system
+// that needs a model (`-p systems=flat(bm25),mem0`) runs when an endpoint is configured and is
+// skipped, said once, when none is.
 
 // %% [parameters]
-data := ""   // dataset path (CloneMem file/dir or KnowMe-Bench dir); "" = bundled sample
-errata := "" // errata CSV applied to the dataset (datasets.ReadErrata); "" = none
-k1 := 1.5    // BM25 term saturation
-b := 0.75    // BM25 length normalisation
+data := ""                     // dataset path (CloneMem file/dir or KnowMe-Bench dir); "" = bundled sample
+errata := ""                   // errata CSV applied to the dataset (datasets.ReadErrata); "" = none
+systems := "flat(bm25),oracle" // memory systems, as specs (`memlab components`); flat(bm25,k1=1.2,b=0.5) sets BM25's knobs
+klist := "5,10,20"             // retrieval depths
 
 // %%
 import (
 	"context"
+	"errors"
 	"fmt"
 
-	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/display"
-	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/grid"
 	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/reports"
-	"github.com/memlab/memlab/retrieval"
-	"github.com/memlab/memlab/runs"
 )
 
-var ds *datasets.Dataset
-var err error
-ds, err = datasets.Open(data)
-if err != nil {
-	panic(err)
+// check stops the notebook on the first error.
+func check(errs ...error) {
+	if err := errors.Join(errs...); err != nil {
+		panic(err)
+	}
 }
+
+ctx := context.Background()
 // raw is the dataset as published, ds the one the notebook runs on: raw with the errata
 // applied (raw itself when errata = "").
-var raw *datasets.Dataset
+var raw, ds *datasets.Dataset
 var fixes []string // what the errata changed, one line each
-raw = ds
+var err error
+raw, err = datasets.Open(data)
+check(err)
 ds, fixes, err = datasets.WithErrata(raw, errata)
-if err != nil {
-	panic(err)
-}
+check(err)
 for _, f := range fixes {
 	fmt.Println(f)
 }
@@ -63,47 +67,40 @@ fmt.Printf("dataset %s (%s): %d corpora, %d traces, %d questions, %d with gold e
 fmt.Println("fingerprint", ds.Fingerprint[:16])
 
 // %% [markdown]
-// ## Run both systems at k = 5, 10, 20
+// ## The ablation: every system at every k
+//
+// The grid runs each point (system x k) through the run store: a rerun computes only the
+// points it has not stored. Points of one system share one built memory, searched once per
+// question at the largest k.
 
 // %%
-flat, err := retrieval.NewFlat(ds, retrieval.BM25Params{K1: k1, B: b})
-if err != nil {
-	panic(err)
-}
-systems := []retrieval.System{flat, retrieval.NewOracle(ds)}
-reader := generate.NewExtractive()
-ks := []int{5, 10, 20}
-
-var results []*record.Result
-for _, sys := range systems {
-	for _, k := range ks {
-		res, err := runs.Evaluate(context.Background(), ds, runs.Config{System: sys, Reader: reader, K: k})
-		if err != nil {
-			panic(err)
-		}
-		results = append(results, res)
-	}
-}
-fmt.Println(len(results), "runs,", len(results[0].Records), "questions each")
+sys, err1 := grid.ParseAxis("system=" + systems)
+ks, err2 := grid.ParseAxis("k=" + klist)
+set, err := grid.Grid{Data: ds, Axes: []record.Axis{sys, ks}}.Run(ctx)
+check(err1, err2, err)
+fmt.Println(set)
 
 // %% [markdown]
 // ## Retrieval recall (trace level)
 //
-// Means over questions with gold trace ids; questions without any (e.g. KnowMe ordering and
-// psychoanalysis tasks) are counted apart, never scored.
+// Means over questions with gold trace ids, with 95 % bootstrap intervals; questions without
+// any (e.g. KnowMe ordering and psychoanalysis tasks) are counted apart, never scored.
 
 // %%
-var sums []reports.Summary
-for _, r := range results {
-	sums = append(sums, reports.SummaryOf(r))
-}
-display.Markdown(reports.RetrievalTable(sums).Markdown())
+recall, err := set.Pivot(reports.ByPoint, reports.ByMetric, "Recall-Flat", "All-All", "All-Any", "Any-All", "Any-Any", "MRR", "nDCG@k")
+check(err)
+display.Markdown(recall.Table.Markdown() + "\n" + recall.Note)
 
 // %% [markdown]
 // ## Answers: choice accuracy and offline proxy scores
+//
+// The headline retrieval metrics, then every answer metric the runs have: choice accuracy on
+// multiple-choice questions, and the offline proxies.
 
 // %%
-display.Markdown(reports.AnswerTable(sums).Markdown())
+answers, err := set.PivotWith(reports.PivotOptions{Rows: reports.ByPoint, Cols: reports.ByMetric, Counts: true})
+check(err)
+display.Markdown(answers.Table.Markdown())
 
 // %% [markdown]
 // ## Recall at k by task
@@ -111,50 +108,27 @@ display.Markdown(reports.AnswerTable(sums).Markdown())
 // One row per task and system; tasks whose questions carry no gold trace ids are left out.
 
 // %%
-display.Markdown(reports.RecallAtKTable(results).Markdown())
+display.Markdown(reports.RecallAtKTable(set.Results()).Markdown())
 
 // %% [markdown]
 // ## Recall-Flat against k
 
 // %%
-var series []analysis.Series
-for _, sys := range systems {
-	s := analysis.Series{Name: sys.Name()}
-	for _, r := range results {
-		if r.System == sys.Name() {
-			s.X = append(s.X, float64(r.K))
-			s.Y = append(s.Y, reports.SummaryOf(r).Retrieval.RecallFlat)
-		}
-	}
-	series = append(series, s)
-}
-png, err := analysis.LinePlot{Title: "Recall-Flat at k (" + ds.Name + ")", XLabel: "k (traces)",
-	YLabel: "Recall-Flat", YMin: 0, YMax: 1.05, Series: series}.PNG()
-if err != nil {
-	panic(err)
-}
-if err := display.PNG("recall_at_k.png", png); err != nil {
-	panic(err)
-}
+lines, err := set.Lines("k", "system", "Recall-Flat")
+check(err)
+png, err := lines.PNG()
+check(err, display.PNG("recall_at_k.png", png))
 
 // %% [markdown]
 // ## How sure is the gap? Intervals and a paired test at k = 10
 //
-// Each mean with its 95 % bootstrap interval, and the oracle's difference from BM25 over the
-// questions both scored, with its paired test (McNemar's exact test for 0/1 metrics, a paired
-// permutation test otherwise), Holm-adjusted.
+// Each mean with its 95 % bootstrap interval, and each system's difference from the first
+// over the questions both scored, with its paired test (McNemar's exact test for 0/1
+// metrics, a paired permutation test otherwise), Holm-adjusted.
 
 // %%
-var at10 []*record.Result
-for _, r := range results {
-	if r.K == 10 {
-		at10 = append(at10, r)
-	}
-}
-cmp, err := reports.Compare(at10, reports.CompareOptions{Metrics: []string{"Recall-Flat", "All-Any", "MRR"}, Seed: 1})
-if err != nil {
-	panic(err)
-}
+cmp, err := set.Where("k=10").Compare(reports.CompareOptions{Metrics: []string{"Recall-Flat", "All-Any", "MRR"}, Seed: 1})
+check(err)
 display.Markdown(cmp.Table.Markdown() + "\n" + cmp.Note)
 
 // %% [markdown]
@@ -167,17 +141,10 @@ display.Markdown(cmp.Table.Markdown() + "\n" + cmp.Note)
 
 // %%
 if errata != "" {
-	for _, cor := range at10 {
-		var sys retrieval.System
-		for _, s := range systems {
-			if s.Name() == cor.System {
-				sys = s
-			}
-		}
-		rawRes, rerr := runs.Evaluate(context.Background(), raw, runs.Config{System: sys, Reader: reader, K: 10})
-		if rerr != nil {
-			panic(rerr)
-		}
-		display.Markdown("### " + cor.System + " k=10: raw and corrected\n\n" + reports.ErrataTable(rawRes, cor).Markdown())
+	rawSet, rerr := grid.Grid{Data: raw, Axes: []record.Axis{sys}}.Run(ctx)
+	check(rerr)
+	corrected := set.Where("k=10")
+	for i, p := range rawSet.Points {
+		display.Markdown("### " + p.System + " k=10: raw and corrected\n\n" + reports.ErrataTable(p.Result, corrected.Points[i].Result).Markdown())
 	}
 }

@@ -102,10 +102,10 @@ func TestQuickstartWithErrata(t *testing.T) {
 		regexp.QuoteMeta("patched " + q1.CorpusID + "/" + q1.ID + ` answer = "A corrected, quoted reference.": typo in the reference`),
 		`errata fixes\.csv sha256:[0-9a-f]{16} \(1 excluded, 1 patched\)`, `, 53 questions, `,
 		// every table has one question fewer
-		`\| all \| flat-bm25 \| 5 \| 53 / 0 / 0 \|`, `\| all \| oracle \| 10 \| 53 / 0 / 0 \| 1\.000 \|`,
-		`\| oracle k=10 \| 10 \| 53 \| 1\.000 \[1\.000, 1\.000\] \(n=53\) \|`,
+		`\| system=flat\(bm25\) k=5 \| 0\.\d+ \[0\.\d+, [01]\.\d+\] \(n=53\) \|`, `\| system=oracle k=10 \| 1\.000 \[1\.000, 1\.000\] \(n=53\) \| 1\.000 `,
+		`\| system=oracle k=10 \| 10 \| 53 \| 1\.000 \[1\.000, 1\.000\] \(n=53\) \|`,
 		// raw and corrected side by side, per system at k = 10
-		`### flat-bm25 k=10: raw and corrected`, `### oracle k=10: raw and corrected`,
+		`### flat\(bm25\) k=10: raw and corrected`, `### oracle k=10: raw and corrected`,
 		`\| metric \| raw mean \(n\) \| corrected mean \(n\) \| Δ \(corrected - raw\) \| excluded \| patched \| scores changed \|`,
 		`\| Recall-Flat \| 0\.\d{3} \(n=54\) \| 0\.\d{3} \(n=53\) \| [+-]?\d\.\d{3} \| 1 \| 1 \| 0 \|`,
 		`\| Token F1 \(proxy\) \| 0\.\d{3} \(n=54\) \| 0\.\d{3} \(n=53\) \| [+-]?\d\.\d{3} \| 1 \| 1 \| 1 \|`,

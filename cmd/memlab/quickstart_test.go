@@ -53,14 +53,17 @@ func runQuickstart(t *testing.T, params ...string) string {
 func TestQuickstartOnSample(t *testing.T) {
 	out := runQuickstart(t)
 	for _, re := range []string{
+		// the grid: every system at every k, each point run
+		`6 points over system \(2\) x k \(3\): 6 ran, 0 skipped, 0 failed`,
 		// every system at every k, with all 54 questions scored
-		`\| all \| flat-bm25 \| 5 \| 54 / 0 / 0 \|`, `\| all \| flat-bm25 \| 20 \| 54 / 0 / 0 \|`, `\| all \| oracle \| 10 \| 54 / 0 / 0 \| 1\.000 \|`,
+		`\| system=flat\(bm25\) k=5 \| 0\.494 \[0\.\d+, 0\.\d+\] \|`, `\| system=flat\(bm25\) k=20 \| 0\.790 \[`,
+		`\| system=oracle k=10 \| 1\.000 \[1\.000, 1\.000\] \|`,
 		// the answer table labels proxies as proxies
-		`Token F1 \(proxy\)`, `ROUGE-L \(proxy\)`, `\| all \| flat-bm25 \| extractive \(offline\) \| 10 \| 0\.\d+ \(n=54\)`,
+		`Token F1 \(proxy\)`, `ROUGE-L \(proxy\)`, `\| Choice accuracy \|`, `\| system=flat\(bm25\) k=10 \| 0\.658 .* \| 0\.296 \[0\.\d+, 0\.\d+\] \(n=54\) \|`,
 		// per-task recall at each k
 		`\| trajectory \| flat-bm25 \| 6 \|`,
 		// the comparison with intervals and a paired test
-		`\| oracle k=10 \| 10 \| 54 \| 1\.000 \[1\.000, 1\.000\] \(n=54\) \| \+0\.342, p < 0\.001 \(n=54\) \|`, `Holm-adjusted`,
+		`\| system=oracle k=10 \| 10 \| 54 \| 1\.000 \[1\.000, 1\.000\] \(n=54\) \| \+0\.342, p < 0\.001 \(n=54\) \|`, `Holm-adjusted`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("quickstart output lacks %s", re)
@@ -83,7 +86,7 @@ func TestQuickstartOnKnowMeDataset1(t *testing.T) {
 	}
 	out := runQuickstart(t, "-p", "data="+path)
 	for _, re := range []string{
-		`\| all \| flat-bm25 \| 10 \| 896 / 114 / 0 \|`,
+		`1010 questions, 896 with gold evidence`, `\| system=flat\(bm25\) k=10 \| 0\.400 \[0\.\d+, 0\.\d+\] \|`, `\(n=896\)`,
 		`\| Temporal Reasoning \| flat-bm25 \| 131 \|`, `\| Information Extraction \| oracle \| 130 \|`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
