@@ -28,7 +28,7 @@
 data := ""           // dataset path; "" = bundled sample
 errata := ""         // errata CSV applied to the dataset (datasets.ReadErrata); "" = none
 system := "timeline" // the system analysed, as a spec (`memlab components`): timeline, flat(bm25), ...
-against := "flat(bm25)" // the system its flips are shown against, as a spec; "" = none
+against := "flat(bm25)" // the system its flips are shown against, as a spec; "" (or system) = none
 k := 10              // retrieval depth
 lowRecall := 0.5     // a trajectory question below this Recall-Flat is a failure
 examples := 3        // examples shown per cause
@@ -74,7 +74,7 @@ if ds.Format == datasets.FormatKnowMe {
 	judges = append(judges, "judge(clonemem,model="+judge2+")")
 }
 systems := system
-if against != "" {
+if against != "" && against != system {
 	systems += "," + against
 }
 sysAxis, err := grid.ParseAxis("system=" + systems)
@@ -130,7 +130,7 @@ if len(causes.Causes) == 0 {
 // 1 in one run, 0 in the other), with what each retrieved, gold traces marked ✓.
 
 // %%
-if against != "" {
+if against != "" && against != system {
 	other := set.Where("system=" + against).Results()
 	flips, ferr := reports.Flips(other[0].Records, res.Records, "Choice accuracy")
 	if ferr != nil {
