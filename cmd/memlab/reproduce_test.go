@@ -96,7 +96,7 @@ func TestDryRunAsksNothing(t *testing.T) {
 	store := filepath.Join(dir, "runs.db")
 	code, out, stderr := memlab(t, "run", "-dry-run", "-store", store, "-quiet", "-o", dir, "../../notebooks/quickstart.go")
 	if code != 0 || !strings.Contains(out, "dry run of ../../notebooks/quickstart.go: 6 runs, nothing asked") ||
-		!strings.Contains(out, "| flat-bm25 k=5 | 54 | read | 0 | 0 | 0 |") {
+		!strings.Contains(out, "| system=flat(bm25) k=5 | 54 | read | 0 | 0 | 0 |") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
 	if _, err := os.Stat(store); err == nil {
