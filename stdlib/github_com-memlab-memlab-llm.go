@@ -52,6 +52,7 @@ func init() {
 		"New":                  reflect.ValueOf(llm.New),
 		"OnFirstFailure":       reflect.ValueOf(llm.OnFirstFailure),
 		"ParseConfig":          reflect.ValueOf(llm.ParseConfig),
+		"ReasoningModel":       reflect.ValueOf(llm.ReasoningModel),
 		"RedactURLs":           reflect.ValueOf(llm.RedactURLs),
 		"Redacted":             reflect.ValueOf(constant.MakeFromLiteral("\"***\"", token.STRING, 0)),
 		"Refused":              reflect.ValueOf(llm.Refused),
