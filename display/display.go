@@ -60,6 +60,33 @@ func PNG(name string, data []byte) error {
 	return nil
 }
 
+// Renderer is a figure that renders itself as PNG (every plot of package
+// analysis, and what reports.Set's plots return).
+type Renderer interface {
+	PNG() ([]byte, error)
+}
+
+// Figure renders f and shows it as PNG, as PNG does with its bytes:
+// display.Figure("recall_at_k.png", lines).
+func Figure(name string, f Renderer) error {
+	data, err := f.PNG()
+	if err != nil {
+		return fmt.Errorf("display: figure %q: %w", name, err)
+	}
+	return PNG(name, data)
+}
+
+// Captioned shows a table (anything with a Markdown method:
+// analysis.Table, a pivot's or a comparison's Table) followed by its
+// caption.
+func Captioned(t interface{ Markdown() string }, caption string) {
+	if caption != "" {
+		Markdown(t.Markdown() + "\n" + caption)
+		return
+	}
+	Markdown(t.Markdown())
+}
+
 // HTML shows an HTML fragment (text/html), with text as the plain-text
 // fallback for front ends that cannot show HTML ("" = "<HTML output>").
 func HTML(html, text string) {

@@ -2,6 +2,7 @@ package display
 
 import (
 	"bytes"
+	"errors"
 	"image"
 	"image/png"
 	"os"
@@ -154,5 +155,33 @@ func TestHTMLTableSVGAndLive(t *testing.T) {
 	}
 	if NewLive().ID() == l.ID() {
 		t.Error("two live displays share an id")
+	}
+}
+
+type renderer struct {
+	data []byte
+	err  error
+}
+
+func (r renderer) PNG() ([]byte, error) { return r.data, r.err }
+
+// TestFigureAndCaptioned: a figure is rendered and shown as its PNG, a
+// failed render is an error naming the figure; a captioned table is its
+// markdown and the caption.
+func TestFigureAndCaptioned(t *testing.T) {
+	got, d := capture(t)
+	data := tinyPNG(t)
+	if err := Figure("f.png", renderer{data: data}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(d, "f.png")); err != nil || !bytes.Equal(b, data) {
+		t.Fatalf("figure not written: %v", err)
+	}
+	if err := Figure("g.png", renderer{err: errors.New("no points")}); err == nil || !strings.Contains(err.Error(), `"g.png"`) {
+		t.Fatalf("failed render: %v", err)
+	}
+	Captioned(analysis.Table{Header: []string{"a"}, Rows: [][]string{{"1"}}}, "n = 1")
+	if last := (*got)[len(*got)-1]; !strings.HasSuffix(last.Markdown, "\nn = 1") || !strings.Contains(last.Markdown, "| a |") {
+		t.Fatalf("captioned = %q", last.Markdown)
 	}
 }

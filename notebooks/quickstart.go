@@ -34,7 +34,6 @@ import (
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/display"
 	"github.com/memlab/memlab/grid"
-	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/reports"
 )
 
@@ -67,29 +66,27 @@ fmt.Printf("dataset %s (%s): %d corpora, %d traces, %d questions, %d with gold e
 fmt.Println("fingerprint", ds.Fingerprint[:16])
 
 // %% [markdown]
-// ## The ablation: every system at every k
+// ## The ablation, in ten lines: every system at every k
 //
 // The grid runs each point (system x k) through the run store: a rerun computes only the
-// points it has not stored. Points of one system share one built memory, searched once per
-// question at the largest k.
+// points it has not stored, and points of one system share one built memory, searched once
+// per question at the largest k. Then: trace-level recall with 95 % bootstrap intervals (means
+// over questions with gold trace ids; questions without any, e.g. KnowMe ordering and
+// psychoanalysis tasks, are counted apart, never scored), each system's paired difference from
+// the first at k = 10 (McNemar's exact test for 0/1 metrics, a paired permutation test
+// otherwise, Holm-adjusted), and Recall-Flat against k.
 
 // %%
-sys, err1 := grid.ParseAxis("system=" + systems)
-ks, err2 := grid.ParseAxis("k=" + klist)
-set, err := grid.Grid{Data: ds, Axes: []record.Axis{sys, ks}}.Run(ctx)
-check(err1, err2, err)
-fmt.Println(set)
-
-// %% [markdown]
-// ## Retrieval recall (trace level)
-//
-// Means over questions with gold trace ids, with 95 % bootstrap intervals; questions without
-// any (e.g. KnowMe ordering and psychoanalysis tasks) are counted apart, never scored.
-
-// %%
+axes, err := grid.ParseAxes("system="+systems, "k="+klist)
+set, err2 := grid.Grid{Data: ds, Axes: axes}.Run(ctx)
+check(err, err2)
 recall, err := set.Pivot(reports.ByPoint, reports.ByMetric, "Recall-Flat", "All-All", "All-Any", "Any-All", "Any-Any", "MRR", "nDCG@k")
-check(err)
-display.Markdown(recall.Table.Markdown() + "\n" + recall.Note)
+cmp, err2 := set.Where("k=10").Compare(reports.CompareOptions{Metrics: []string{"Recall-Flat", "All-Any", "MRR"}, Seed: 1})
+lines, err3 := set.Lines("k", "system", "Recall-Flat")
+check(err, err2, err3)
+display.Captioned(recall.Table, set.String()+"\n\n"+recall.Note)
+display.Captioned(cmp.Table, cmp.Note)
+check(display.Figure("recall_at_k.png", lines))
 
 // %% [markdown]
 // ## Answers: choice accuracy and offline proxy scores
@@ -111,27 +108,6 @@ display.Markdown(answers.Table.Markdown())
 display.Markdown(reports.RecallAtKTable(set.Results()).Markdown())
 
 // %% [markdown]
-// ## Recall-Flat against k
-
-// %%
-lines, err := set.Lines("k", "system", "Recall-Flat")
-check(err)
-png, err := lines.PNG()
-check(err, display.PNG("recall_at_k.png", png))
-
-// %% [markdown]
-// ## How sure is the gap? Intervals and a paired test at k = 10
-//
-// Each mean with its 95 % bootstrap interval, and each system's difference from the first
-// over the questions both scored, with its paired test (McNemar's exact test for 0/1
-// metrics, a paired permutation test otherwise), Holm-adjusted.
-
-// %%
-cmp, err := set.Where("k=10").Compare(reports.CompareOptions{Metrics: []string{"Recall-Flat", "All-Any", "MRR"}, Seed: 1})
-check(err)
-display.Markdown(cmp.Table.Markdown() + "\n" + cmp.Note)
-
-// %% [markdown]
 // ## Raw and corrected scores (with errata only)
 //
 // With an errata file (`-p errata=FILE.csv`), each system is run again at k = 10 on the dataset
@@ -141,7 +117,7 @@ display.Markdown(cmp.Table.Markdown() + "\n" + cmp.Note)
 
 // %%
 if errata != "" {
-	rawSet, rerr := grid.Grid{Data: raw, Axes: []record.Axis{sys}}.Run(ctx)
+	rawSet, rerr := grid.Grid{Data: raw, Axes: axes[:1]}.Run(ctx)
 	check(rerr)
 	corrected := set.Where("k=10")
 	for i, p := range rawSet.Points {

@@ -10,6 +10,8 @@ import (
 func init() {
 	Symbols["github.com/memlab/memlab/display/display"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"Captioned":        reflect.ValueOf(display.Captioned),
+		"Figure":           reflect.ValueOf(display.Figure),
 		"HTML":             reflect.ValueOf(display.HTML),
 		"Markdown":         reflect.ValueOf(display.Markdown),
 		"NewLive":          reflect.ValueOf(display.NewLive),
@@ -28,5 +30,19 @@ func init() {
 		"Output":        reflect.ValueOf((*display.Output)(nil)),
 		"ProgressBar":   reflect.ValueOf((*display.ProgressBar)(nil)),
 		"ProgressLines": reflect.ValueOf((*display.ProgressLines)(nil)),
+		"Renderer":      reflect.ValueOf((*display.Renderer)(nil)),
+
+		// interface wrapper definitions
+		"_Renderer": reflect.ValueOf((*_github_com_memlab_memlab_display_Renderer)(nil)),
 	}
+}
+
+// _github_com_memlab_memlab_display_Renderer is an interface wrapper for Renderer type
+type _github_com_memlab_memlab_display_Renderer struct {
+	IValue interface{}
+	WPNG   func() ([]byte, error)
+}
+
+func (W _github_com_memlab_memlab_display_Renderer) PNG() ([]byte, error) {
+	return W.WPNG()
 }
