@@ -27,6 +27,7 @@ resamples := 2000                               // bootstrap resamples and Monte
 // %%
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -108,12 +109,11 @@ if len(judged) > 0 {
 // ## The headline metric at each k, per reader
 // %%
 bars, err := set.Bars("system", "reader,k", metrics[0])
-if err == nil {
-	var png []byte
-	if png, err = bars.PNG(); err == nil {
-		err = display.PNG("clonemem_qa.png", png)
-	}
+if errors.Is(err, reports.ErrNoValues) {
+	display.Markdown("Not plotted: " + err.Error())
+} else if err == nil {
+	err = display.Figure("clonemem_qa.png", bars)
 }
-if err != nil {
+if err != nil && !errors.Is(err, reports.ErrNoValues) {
 	panic(err)
 }

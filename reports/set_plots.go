@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -19,20 +20,47 @@ func (s *Set) Lines(x, series, metric string) (analysis.LinePlot, error) {
 	if err != nil {
 		return analysis.LinePlot{}, err
 	}
-	return pt.Lines()
+	lp, err := pt.Lines()
+	if err == nil && len(lp.Series) == 0 {
+		err = pt.noValues()
+	}
+	return lp, err
 }
 
 // Bars is a grouped bar chart: one group per value of group (an axis, a
 // grouping, or ByMetric with several metrics), one bar per value of
 // series in each, with the bootstrap intervals as error bars: the plot of
 // Pivot(series, group, metrics...). A series without a value (its points
-// skipped) is left out; Skips says why.
+// skipped) is left out; Skips says why. With no series left the error is
+// ErrNoValues (as for Lines).
 func (s *Set) Bars(group, series string, metrics ...string) (analysis.BarPlot, error) {
 	pt, err := s.Pivot(series, group, metrics...)
 	if err != nil {
 		return analysis.BarPlot{}, err
 	}
-	return pt.Bars(), nil
+	bp := pt.Bars()
+	if len(bp.Series) == 0 {
+		return bp, pt.noValues()
+	}
+	return bp, nil
+}
+
+// ErrNoValues is what a plot of a set returns when none of its points has
+// a value to draw (every score of the metric failed, or every point was
+// skipped): errors.Is(err, ErrNoValues) lets a notebook say so instead of
+// drawing an empty chart.
+var ErrNoValues = errors.New("nothing to plot")
+
+// noValues is ErrNoValues with the pivot's counts.
+func (pt *PivotTable) noValues() error {
+	failed, recs := 0, 0
+	for _, row := range pt.Cells {
+		for _, c := range row {
+			failed += c.Failed
+			recs += c.Records
+		}
+	}
+	return fmt.Errorf("reports: %s: %w: no point has a value (%d records, %d scores failed)", pt.title(), ErrNoValues, recs, failed)
 }
 
 // Heatmap is a heatmap of metric over rows x cols, coloured on the

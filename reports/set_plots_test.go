@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -90,5 +91,33 @@ func TestSetPlotsShowThePivot(t *testing.T) {
 	}
 	if _, err := s.Where("k=5").Lines("system", "", "MRR"); err == nil || !strings.Contains(err.Error(), "is not a number: plot it with Bars") {
 		t.Errorf("lines over systems: %v", err)
+	}
+}
+
+// TestPlotsWithNoValues: a plot of a metric no point has a value of is
+// ErrNoValues, with the counts, not an empty chart.
+func TestPlotsWithNoValues(t *testing.T) {
+	s := sampleSet(t).Where("system=oracle")
+	if _, err := s.Bars("k", "system", "Recall-Flat"); err != nil {
+		t.Fatalf("bars of a metric with values: %v", err)
+	}
+	// Every record of the set failed: no value to draw.
+	empty := *s
+	empty.Points = nil
+	for _, p := range s.Points {
+		res := *p.Result
+		res.Records = slices.Clone(res.Records)
+		for i := range res.Records {
+			res.Records[i].Failure = "retrieve: index unavailable"
+		}
+		p.Result = &res
+		empty.Points = append(empty.Points, p)
+	}
+	_, errB := empty.Bars("k", "system", "Recall-Flat")
+	_, errL := empty.Lines("k", "system", "Recall-Flat")
+	for _, err := range []error{errB, errL} {
+		if !errors.Is(err, ErrNoValues) {
+			t.Errorf("got %v, want ErrNoValues", err)
+		}
 	}
 }

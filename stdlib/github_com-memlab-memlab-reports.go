@@ -39,6 +39,7 @@ func init() {
 		"CostTable":             reflect.ValueOf(reports.CostTable),
 		"Diff":                  reflect.ValueOf(reports.Diff),
 		"DisagreementTable":     reflect.ValueOf(reports.DisagreementTable),
+		"ErrNoValues":           reflect.ValueOf(&reports.ErrNoValues).Elem(),
 		"ErrataTable":           reflect.ValueOf(reports.ErrataTable),
 		"ErrorCauses":           reflect.ValueOf(reports.ErrorCauses),
 		"EstimateTable":         reflect.ValueOf(reports.EstimateTable),
