@@ -2,6 +2,7 @@ package display
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -74,6 +75,23 @@ func Figure(name string, f Renderer) error {
 		return fmt.Errorf("display: figure %q: %w", name, err)
 	}
 	return PNG(name, data)
+}
+
+// Plot shows a plot made by a call that may have failed, in one line:
+// check(display.Plot("bars.png", set.Bars(...))) does not compile in Go,
+// so it takes the plot and the error: display.Plot("bars.png", bars, err).
+// A plot with nothing to draw (analysis.ErrNoValues: every value of its
+// metric failed) is said in a line of text in its place and is not an
+// error; any other error is returned, and so is a failed render.
+func Plot(name string, f Renderer, err error) error {
+	if errors.Is(err, analysis.ErrNoValues) {
+		Markdown("Not plotted (" + name + "): " + err.Error())
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("display: plot %q: %w", name, err)
+	}
+	return Figure(name, f)
 }
 
 // Captioned shows a table (anything with a Markdown method:

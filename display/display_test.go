@@ -3,6 +3,7 @@ package display
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -183,5 +184,23 @@ func TestFigureAndCaptioned(t *testing.T) {
 	Captioned(analysis.Table{Header: []string{"a"}, Rows: [][]string{{"1"}}}, "n = 1")
 	if last := (*got)[len(*got)-1]; !strings.HasSuffix(last.Markdown, "\nn = 1") || !strings.Contains(last.Markdown, "| a |") {
 		t.Fatalf("captioned = %q", last.Markdown)
+	}
+}
+
+// TestPlot: a plot with nothing to draw is a line of text, not an error;
+// another error is returned; a plot is shown.
+func TestPlot(t *testing.T) {
+	got, _ := capture(t)
+	if err := Plot("a.png", renderer{}, fmt.Errorf("x: %w", analysis.ErrNoValues)); err != nil {
+		t.Fatal(err)
+	}
+	if last := (*got)[len(*got)-1]; !strings.Contains(last.Markdown, "Not plotted (a.png)") {
+		t.Fatalf("no-values note: %+v", last)
+	}
+	if err := Plot("b.png", renderer{}, errors.New("bad axis")); err == nil || !strings.Contains(err.Error(), "bad axis") {
+		t.Fatalf("other error: %v", err)
+	}
+	if err := Plot("c.png", renderer{data: tinyPNG(t)}, nil); err != nil || (*got)[len(*got)-1].Name != "c.png" {
+		t.Fatalf("plot: %v", err)
 	}
 }

@@ -34,6 +34,5 @@ set, err := grid.Grid{Data: ds, K: k, Axes: axes, Judges: []string{"judge(clonem
 t5, note, err := set.PaperTable(reports.SetPaperOptions{Paper: reports.PaperCloneMem, Table: "5", Cell: reports.PaperCellOptions{Seed: uint64(seed), Resamples: resamples}}); check(err)
 cmp, err := set.Compare(reports.CompareOptions{Seed: uint64(seed), Resamples: resamples}); check(err)
 display.Markdown(t5.Markdown() + "\n" + note + "\n\n**Paired tests against bm25 / extractive**\n\n" + cmp.Table.Markdown() + "\n" + cmp.Note)
-hm, err := set.Heatmap("embedder", "reader", "Recall-Flat"); check(err)
-png, err := hm.PNG(); check(err)
-check(display.PNG("ablation_embedding_recall_flat.png", png))
+hm, err := set.Heatmap("embedder", "reader", "Recall-Flat")
+check(display.Plot("ablation_embedding_recall_flat.png", hm, err))

@@ -85,8 +85,5 @@ display.Markdown(cmp.Table.Markdown() + "\n" + cmp.Note)
 
 // %%
 bars, err := set.Bars("system", "reader", "Recall-Flat")
-check(err)
 bars.Title, bars.Width = fmt.Sprintf("Recall-Flat@%d by retrieval unit (%s)", k, ds.Name), 24
-png, err := bars.PNG()
-check(err)
-check(display.PNG("clonemem_ablation_units.png", png))
+check(display.Plot("clonemem_ablation_units.png", bars, err))

@@ -32,6 +32,13 @@ import (
 	"github.com/memlab/memlab/reports"
 )
 
+// check stops the notebook on an error.
+func check(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
 ds, err := datasets.OpenWithErrata(data, errata, os.Stdout) // prints what the errata change
 if err != nil {
 	panic(err)
@@ -100,20 +107,8 @@ cross := pivot("task x "+colsBy, answer)
 // The last system's Recall-Flat, both systems' answer metric, and its bars by question type.
 
 // %%
-// save shows a plot, or panics with the error of the call that made it.
-func save(name string, render func() ([]byte, error), err error) {
-	var png []byte
-	if err == nil {
-		if png, err = render(); err == nil {
-			err = display.PNG(name, png)
-		}
-	}
-	if err != nil {
-		panic(err)
-	}
-}
 hm, err := set.Where("system="+sysAxis.Values[len(sysAxis.Values)-1]).Heatmap("task", colsBy, "Recall-Flat")
-save("breakdown_heatmap_recall_flat.png", hm.PNG, err)
-save("breakdown_heatmap_answer.png", cross.Heatmap().PNG, nil)
+check(display.Plot("breakdown_heatmap_recall_flat.png", hm, err))
+check(display.Plot("breakdown_heatmap_answer.png", cross.Heatmap(), nil))
 bars, err := set.Bars("task", "system", answer)
-save("breakdown_bars_answer.png", bars.PNG, err)
+check(display.Plot("breakdown_bars_answer.png", bars, err))

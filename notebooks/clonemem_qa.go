@@ -27,7 +27,6 @@ resamples := 2000                               // bootstrap resamples and Monte
 // %%
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 
@@ -109,11 +108,6 @@ if len(judged) > 0 {
 // ## The headline metric at each k, per reader
 // %%
 bars, err := set.Bars("system", "reader,k", metrics[0])
-if errors.Is(err, reports.ErrNoValues) {
-	display.Markdown("Not plotted: " + err.Error())
-} else if err == nil {
-	err = display.Figure("clonemem_qa.png", bars)
-}
-if err != nil && !errors.Is(err, reports.ErrNoValues) {
+if err = display.Plot("clonemem_qa.png", bars, err); err != nil {
 	panic(err)
 }

@@ -96,8 +96,5 @@ display.Markdown(byK.Table.Markdown() + "\n" + byK.Note)
 
 // %%
 bars, err := set.Bars("system", "k", "Recall-Flat")
-check(err)
 bars.Title, bars.Width = "Recall-Flat at k ("+ds.Name+")", 22
-png, err := bars.PNG()
-check(err)
-check(display.PNG("clonemem_retrieval.png", png))
+check(display.Plot("clonemem_retrieval.png", bars, err))

@@ -103,12 +103,8 @@ if chat != nil && len(judges) < 2 {
 }
 display.Markdown(causes.Table().Markdown() + fmt.Sprintf("\n%d failures over %d questions (a question may have several causes). ", causes.Failures, causes.Questions) + judgeNote)
 if len(causes.Causes) > 0 {
-	png, perr := causes.Bars(fmt.Sprintf("Failures by cause (%s, k=%d, %s)", system, k, ds.Name), system).PNG()
-	if perr != nil {
+	if perr := display.Figure("error_causes.png", causes.Bars(fmt.Sprintf("Failures by cause (%s, k=%d, %s)", system, k, ds.Name), system)); perr != nil {
 		panic(perr)
-	}
-	if derr := display.PNG("error_causes.png", png); derr != nil {
-		panic(derr)
 	}
 }
 

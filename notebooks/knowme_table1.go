@@ -113,7 +113,4 @@ display.Markdown(c.Table.Markdown() + "\n" + c.Note)
 // ## Radar: each system's score per task
 // %%
 radar, err := set.Radar("task", metrics[0])
-must(err)
-png, err := radar.PNG()
-must(err)
-must(display.PNG("knowme_radar.png", png))
+must(display.Plot("knowme_radar.png", radar, err))

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -46,10 +45,10 @@ func (s *Set) Bars(group, series string, metrics ...string) (analysis.BarPlot, e
 }
 
 // ErrNoValues is what a plot of a set returns when none of its points has
-// a value to draw (every score of the metric failed, or every point was
-// skipped): errors.Is(err, ErrNoValues) lets a notebook say so instead of
-// drawing an empty chart.
-var ErrNoValues = errors.New("nothing to plot")
+// a value to draw (every score of the metric failed): errors.Is(err,
+// ErrNoValues) lets a notebook say so instead of drawing an empty chart,
+// as display.Plot does. It is analysis.ErrNoValues.
+var ErrNoValues = analysis.ErrNoValues
 
 // noValues is ErrNoValues with the pivot's counts.
 func (pt *PivotTable) noValues() error {
@@ -85,7 +84,11 @@ func (s *Set) Radar(by, metric string) (analysis.RadarPlot, error) {
 	if len(pt.Cols) < 3 {
 		return analysis.RadarPlot{}, fmt.Errorf("reports: radar by %s: %d spokes (%s), want at least 3: plot it with Bars", by, len(pt.Cols), strings.Join(pt.Cols, ", "))
 	}
-	return pt.Radar(), nil
+	rp := pt.Radar()
+	if len(rp.Series) == 0 {
+		return rp, pt.noValues()
+	}
+	return rp, nil
 }
 
 // Scale returns the scale of the metrics shown, when they share one: 0

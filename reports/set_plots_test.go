@@ -115,7 +115,8 @@ func TestPlotsWithNoValues(t *testing.T) {
 	}
 	_, errB := empty.Bars("k", "system", "Recall-Flat")
 	_, errL := empty.Lines("k", "system", "Recall-Flat")
-	for _, err := range []error{errB, errL} {
+	_, errR := empty.Radar("task", "Recall-Flat")
+	for _, err := range []error{errB, errL, errR} {
 		if !errors.Is(err, ErrNoValues) {
 			t.Errorf("got %v, want ErrNoValues", err)
 		}

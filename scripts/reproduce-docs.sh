@@ -95,7 +95,17 @@ EOF
 	done
 	read -r q c p o < <(awk '{q+=$1; c+=$2; p+=$3; o+=$4} END {print q+0, c+0, p+0, o+0}' "$tmp/$nb.csv")
 	# The client's tally: the "| all | all |" row of the usage report memlab run prints.
-	read -r ac ah ap ao < <(awk -F'|' '/^\| all \| all \|/ {gsub(/ /, ""); print $4, $5, $7, $8}' "$tmp/$nb.fake.err")
+	# (With one role only the report has no "all" row: its one row is the total.)
+	read -r ac ah ap ao < <(awk -F'|' '
+		/^model calls of this run:/ {t = 1; next}
+		t && /^\|/ {
+			gsub(/ /, "")
+			if ($2 == "role" || $2 ~ /^-+$/) next
+			if ($2 == "all" && $3 == "all") {a = $4; h = $5; p = $7; o = $8; all = 1} else {sa += $4; sh += $5; sp += $7; so += $8}
+			next
+		}
+		t {t = 0}
+		END {if (all) print a, h, p, o; else print sa + 0, sh + 0, sp + 0, so + 0}' "$tmp/$nb.fake.err")
 	echo "| $nb | $nruns | $q | $c | $p | $o | ${ac:-0} | ${ah:-0} | ${ap:-0} | ${ao:-0} |" >>"$usage"
 done
 

@@ -18,6 +18,7 @@ func init() {
 		"CohenKappa":             reflect.ValueOf(analysis.CohenKappa),
 		"Confusion":              reflect.ValueOf(analysis.Confusion),
 		"Discordant":             reflect.ValueOf(analysis.Discordant),
+		"ErrNoValues":            reflect.ValueOf(&analysis.ErrNoValues).Elem(),
 		"ExactSignFlipMax":       reflect.ValueOf(constant.MakeFromLiteral("20", token.INT, 0)),
 		"Fmt":                    reflect.ValueOf(analysis.Fmt),
 		"FmtCI":                  reflect.ValueOf(analysis.FmtCI),

@@ -20,6 +20,7 @@ func init() {
 		"NewProgressLines": reflect.ValueOf(display.NewProgressLines),
 		"OutputDir":        reflect.ValueOf(display.OutputDir),
 		"PNG":              reflect.ValueOf(display.PNG),
+		"Plot":             reflect.ValueOf(display.Plot),
 		"SVG":              reflect.ValueOf(display.SVG),
 		"Table":            reflect.ValueOf(display.Table),
 		"Text":             reflect.ValueOf(display.Text),
