@@ -2,18 +2,16 @@ package grid
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/memlab/memlab/catalog"
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
-	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/internal/runtest"
 	"github.com/memlab/memlab/llm/llmtest"
 	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/retrieval"
@@ -135,18 +133,7 @@ func BenchmarkKnowMeGridFakeServer(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		src := fmt.Sprintf("[endpoint fake]\nbase_url = %s\nmax_attempts = 1\nmax_concurrency = %d\n", srv.URL(), inFlight)
-		for _, r := range llm.Roles() {
-			src += fmt.Sprintf("[role %s]\nendpoint = fake\nmodel = m-%s\n", r, r)
-		}
-		cfg, err := llm.ParseConfig("bench", strings.NewReader(src), func(string) string { return "" })
-		if err != nil {
-			b.Fatal(err)
-		}
-		client, err := llm.New(cfg, llm.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
+		client := runtest.ClientOnLimit(b, srv, inFlight)
 		g := benchGrid(d, "reader(model=a)", "reader(model=b)")
 		g.Env = &catalog.Env{Client: client}
 		b.StartTimer()

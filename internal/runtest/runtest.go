@@ -90,7 +90,17 @@ func FakeClient(t testing.TB, responder llmtest.Responder) *llm.Client {
 // one attempt per call and no cache, so every call is a request srv counts.
 func ClientOn(t testing.TB, srv *llmtest.Server) *llm.Client {
 	t.Helper()
+	return ClientOnLimit(t, srv, 0)
+}
+
+// ClientOnLimit is ClientOn with the endpoint's max_concurrency set (0 =
+// the default), for measuring how a run fills an endpoint's limit.
+func ClientOnLimit(t testing.TB, srv *llmtest.Server, maxConcurrency int) *llm.Client {
+	t.Helper()
 	src := "[endpoint fake]\nbase_url = " + srv.URL() + "\nmax_attempts = 1\n"
+	if maxConcurrency > 0 {
+		src += fmt.Sprintf("max_concurrency = %d\n", maxConcurrency)
+	}
 	for _, r := range llm.Roles() {
 		src += fmt.Sprintf("[role %s]\nendpoint = fake\nmodel = m-%s\n", r, r)
 	}
