@@ -191,16 +191,14 @@ func TestPaperNotebooksWithFakeModels(t *testing.T) {
 		"clonemem_qa": {`\| 10 \| QA consistency \| 0\.6667 \[0\.6667, 0\.6667\] \(n=54\) \| +\| 0\.6667 \[0\.6667, 0\.6667\] \(n=54\) \| 0\.6892 \|`, `\| 4o-mini A-Mem \| 4o-mini A-Mem \(paper\) \|`,
 			`system=amem reader=gpt-4o-mini k=10 \| 10 \| 54 \| 2\.000 \[`, `\| hallucination rate \| perfect rate \|`, counts},
 		"clonemem_breakdown": {`QA consistency \(LLM judge\) \| Δ QA consistency \(LLM judge\)`, `\| trajectory \| timeline \| 10 \| 6 \| `},
-		"knowme_table1":      {`\| extractive \| system=mem0 reader=extractive \| 50 \| 54 \| 2\.000 \[`, `system=naive reader=qwen3-32b`},
+		"knowme_table1":      {`\| extractive \| system=mem0 reader=extractive \| 50 \| 54 \| 2\.000 \[`, `system=naive reader=qwen3-32b`,
+			`\| gpt-5-mini \| system=naive reader=gpt-5-mini \| 50 \| 54 \| \d`},
 		"error_analysis":     {`\*\*Judge\*\* clonemem-qa/memlab \(gpt-4o-mini\), QA consistency \(LLM judge\) = 2: fake judge`},
 	}
 	for _, name := range paperNotebooks {
 		t.Run(name, func(t *testing.T) {
 			srv := fakeServer(t)
-			// gpt-5-mini, the paper's second KnowMe backbone, is left out: the model reader sends
-			// max_tokens, which go-openai refuses for reasoning models before any call.
-			args := map[string][]string{"knowme_table1": {"-p", "backbones=qwen3-32b"}}[name]
-			out, _ := runNotebook(t, name, args...)
+			out, _ := runNotebook(t, name)
 			expect(t, name, out, cases[name]...)
 			if strings.Contains(out, "needs a model") {
 				t.Errorf("%s: a row says it needs a model although one is configured", name)
