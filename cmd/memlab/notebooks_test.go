@@ -191,9 +191,9 @@ func TestPaperNotebooksWithFakeModels(t *testing.T) {
 		"clonemem_qa": {`\| 10 \| QA consistency \| 0\.6667 \[0\.6667, 0\.6667\] \(n=54\) \| +\| 0\.6667 \[0\.6667, 0\.6667\] \(n=54\) \| 0\.6892 \|`, `\| 4o-mini A-Mem \| 4o-mini A-Mem \(paper\) \|`,
 			`system=amem reader=gpt-4o-mini k=10 \| 10 \| 54 \| 2\.000 \[`, `\| hallucination rate \| perfect rate \|`, counts},
 		"clonemem_breakdown": {`QA consistency \(LLM judge\) \| Δ QA consistency \(LLM judge\)`, `\| trajectory \| timeline \| 10 \| 6 \| `},
-		"knowme_table1":      {`\| extractive \| system=mem0 reader=extractive \| 50 \| 54 \| 2\.000 \[`, `system=naive reader=qwen3-32b`,
+		"knowme_table1": {`\| extractive \| system=mem0 reader=extractive \| 50 \| 54 \| 2\.000 \[`, `system=naive reader=qwen3-32b`,
 			`\| gpt-5-mini \| system=naive reader=gpt-5-mini \| 50 \| 54 \| \d`},
-		"error_analysis":     {`\*\*Judge\*\* clonemem-qa/memlab \(gpt-4o-mini\), QA consistency \(LLM judge\) = 2: fake judge`},
+		"error_analysis": {`\*\*Judge\*\* clonemem-qa/memlab \(gpt-4o-mini\), QA consistency \(LLM judge\) = 2: fake judge`},
 	}
 	for _, name := range paperNotebooks {
 		t.Run(name, func(t *testing.T) {
