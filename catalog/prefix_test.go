@@ -48,7 +48,7 @@ func TestPrefixStable(t *testing.T) {
 		p, claims := sys.(retrieval.PrefixStable)
 		claims = claims && p.PrefixStable()
 		stable, at, most := true, "", 0
-		for _, q := range askedAtOrder(d) {
+		for _, q := range retrieval.SortByAskedAt(d.Questions) {
 			top, err := sys.Retrieve(ctx, q, ks[len(ks)-1])
 			if err != nil {
 				t.Fatalf("%s: %s: %v", spec, q.ID, err)
@@ -78,22 +78,6 @@ func TestPrefixStable(t *testing.T) {
 			t.Logf("%s: not prefix-stable (at %s)", spec, at)
 		}
 	}
-}
-
-func askedAtOrder(d *datasets.Dataset) []datasets.Question {
-	qs := slices.Clone(d.Questions)
-	slices.SortStableFunc(qs, func(a, b datasets.Question) int {
-		switch {
-		case a.AskedAt.IsZero() && b.AskedAt.IsZero():
-			return 0
-		case a.AskedAt.IsZero():
-			return 1
-		case b.AskedAt.IsZero():
-			return -1
-		}
-		return a.AskedAt.Compare(b.AskedAt)
-	})
-	return qs
 }
 
 func sameHits(a, b []retrieval.Hit) bool {

@@ -72,6 +72,13 @@ type Entry struct {
 	build func(e *Env, v *Spec) (any, error)
 }
 
+// Has reports whether s's component has the named knob (so Str, Sub, ...
+// of it do not panic).
+func (s *Spec) Has(knob string) bool {
+	_, ok := s.Entry.knob(knob)
+	return ok
+}
+
 func (e *Entry) knob(name string) (*Knob, bool) {
 	for i := range e.Knobs {
 		if e.Knobs[i].Name == name {
@@ -501,7 +508,14 @@ type NeedsModelError struct {
 
 // Error reads `flat(dense:embedder(model=x)): needs an embedder model`.
 func (e *NeedsModelError) Error() string {
-	return fmt.Sprintf("catalog: %s: needs %s %s model: configure an endpoint (OPENAI_BASE_URL / OPENAI_API_KEY or MEMLAB_CONFIG)", e.Component, article(e.Role), e.Role)
+	return fmt.Sprintf("catalog: %s: %s", e.Component, e.Reason())
+}
+
+// Reason is the error without the component, the same for every
+// component that needs a model of the role: "needs an embedder model:
+// configure an endpoint (...)".
+func (e *NeedsModelError) Reason() string {
+	return fmt.Sprintf("needs %s %s model: configure an endpoint (OPENAI_BASE_URL / OPENAI_API_KEY or MEMLAB_CONFIG)", article(e.Role), e.Role)
 }
 
 func article(w string) string {

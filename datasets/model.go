@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -233,4 +234,27 @@ func (r Report) Kinds() []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// OnlyCorpus returns d restricted to one corpus (a persona, a narrative
+// stream) and its questions; it shares d's corpora and keeps its
+// fingerprint (a run's spec tells the subsets apart by their questions).
+func (d *Dataset) OnlyCorpus(id string) (*Dataset, error) {
+	c := d.Corpus(id)
+	if c == nil {
+		var ids []string
+		for _, c := range d.Corpora {
+			ids = append(ids, c.ID)
+		}
+		return nil, fmt.Errorf("datasets: %s has no corpus %q (it has %s)", d.Name, id, strings.Join(ids, ", "))
+	}
+	sub := *d
+	sub.Corpora = []*Corpus{c}
+	sub.Questions = nil
+	for _, q := range d.Questions {
+		if q.CorpusID == id {
+			sub.Questions = append(sub.Questions, q)
+		}
+	}
+	return &sub, nil
 }

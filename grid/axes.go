@@ -62,44 +62,20 @@ func ParseAxis(s string) (record.Axis, error) {
 	if !ok || name == "" {
 		return record.Axis{}, fmt.Errorf("grid: axis %q: want name=v1,v2,...", s)
 	}
+	if strings.Count(vals, "(") != strings.Count(vals, ")") {
+		return record.Axis{}, fmt.Errorf("grid: axis %q: a '(' is not closed, or a ')' not opened", s)
+	}
 	a := record.Axis{Name: name}
 	seen := map[string]bool{}
-	depth, start := 0, 0
-	add := func(v string) error {
-		v = strings.TrimSpace(v)
+	for i, v := range splitTop(vals, ',') {
 		if v == "" {
-			return fmt.Errorf("grid: axis %q: value %d is empty", s, len(a.Values)+1)
+			return record.Axis{}, fmt.Errorf("grid: axis %q: value %d is empty", s, i+1)
 		}
 		if seen[v] {
-			return fmt.Errorf("grid: axis %q: value %q appears twice", s, v)
+			return record.Axis{}, fmt.Errorf("grid: axis %q: value %q appears twice", s, v)
 		}
 		seen[v] = true
 		a.Values = append(a.Values, v)
-		return nil
-	}
-	for i, r := range vals {
-		switch r {
-		case '(':
-			depth++
-		case ')':
-			depth--
-			if depth < 0 {
-				return record.Axis{}, fmt.Errorf("grid: axis %q: unbalanced ')' at column %d of the values", s, i+1)
-			}
-		case ',':
-			if depth == 0 {
-				if err := add(vals[start:i]); err != nil {
-					return record.Axis{}, err
-				}
-				start = i + 1
-			}
-		}
-	}
-	if depth != 0 {
-		return record.Axis{}, fmt.Errorf("grid: axis %q: a '(' is not closed", s)
-	}
-	if err := add(vals[start:]); err != nil {
-		return record.Axis{}, err
 	}
 	return a, nil
 }

@@ -1,6 +1,7 @@
 package grid
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -115,8 +116,8 @@ func (g Grid) resolve() ([]point, map[string]*datasets.Dataset, error) {
 	opened := map[string]*datasets.Dataset{}
 	var out []point
 	for _, params := range grid {
-		p := point{params: params, data: base, k: cmpOr(g.K, DefaultK)}
-		sys, rd := cmpOr(g.System, DefaultSystem), cmpOr(g.Reader, DefaultReader)
+		p := point{params: params, data: base, k: cmp.Or(g.K, DefaultK)}
+		sys, rd := cmp.Or(g.System, DefaultSystem), cmp.Or(g.Reader, DefaultReader)
 		if v, ok := params[AxisSystem]; ok {
 			sys = v
 		}
@@ -202,9 +203,9 @@ func (g Grid) resolve() ([]point, map[string]*datasets.Dataset, error) {
 		}
 		// The persona applies last: to whichever dataset the point runs on.
 		if v, ok := params[AxisPersona]; ok {
-			sub, err := onlyCorpus(p.data, v)
+			sub, err := p.data.OnlyCorpus(v)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, fmt.Errorf("grid: axis persona: %w", err)
 			}
 			p.data = sub
 		}
@@ -236,27 +237,6 @@ func quoteModel(s string) string {
 	return s
 }
 
-// onlyCorpus is d restricted to one corpus and its questions.
-func onlyCorpus(d *datasets.Dataset, id string) (*datasets.Dataset, error) {
-	c := d.Corpus(id)
-	if c == nil {
-		var ids []string
-		for _, c := range d.Corpora {
-			ids = append(ids, c.ID)
-		}
-		return nil, fmt.Errorf("grid: axis persona: dataset %s has no corpus %q (it has %s)", d.Name, id, strings.Join(ids, ", "))
-	}
-	sub := *d
-	sub.Corpora = []*datasets.Corpus{c}
-	sub.Questions = nil
-	for _, q := range d.Questions {
-		if q.CorpusID == id {
-			sub.Questions = append(sub.Questions, q)
-		}
-	}
-	return &sub, nil
-}
-
 // splitTop splits s at sep outside parentheses.
 func splitTop(s string, sep rune) []string {
 	var out []string
@@ -275,14 +255,6 @@ func splitTop(s string, sep rune) []string {
 		}
 	}
 	return append(out, strings.TrimSpace(s[start:]))
-}
-
-func cmpOr[T comparable](a, b T) T {
-	var zero T
-	if a != zero {
-		return a
-	}
-	return b
 }
 
 // Run runs every point of g and returns the set of their results, in grid

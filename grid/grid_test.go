@@ -9,7 +9,6 @@ import (
 
 	"github.com/memlab/memlab/catalog"
 	"github.com/memlab/memlab/datasets"
-	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/internal/runtest"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/llm/llmtest"
@@ -227,7 +226,6 @@ func TestSharedOutOfOrder(t *testing.T) {
 	if _, err := b.Retrieve(ctx, qs[0], 7); err == nil {
 		t.Fatal("k = 7, not shared, did not fail")
 	}
-	var _ generate.Reader = generate.NewExtractive()
 }
 
 func TestParseAxis(t *testing.T) {

@@ -104,9 +104,7 @@ func Compare(results []*record.Result, opts CompareOptions) (*Comparison, error)
 	baseCols := ColumnsOf(base.Records)
 	metrics := opts.Metrics
 	if metrics == nil {
-		metrics = []string{"Recall-Flat", "All-Any", "MRR"}
-		metrics = append(metrics, baseCols.JudgeNames()...)
-		metrics = append(metrics, baseCols.VerdictNames()...)
+		metrics = defaultMetrics(baseCols)
 	}
 	key := func(r record.Record) string { return r.CorpusID + "\x00" + r.QuestionID }
 	baseIdx := map[string]int{}
@@ -269,4 +267,13 @@ func MetricsInEvery(results []*record.Result, metrics []string) (have, lacking [
 		}
 	}
 	return have, lacking
+}
+
+// defaultMetrics are the metrics a comparison shows when none is named:
+// Recall-Flat, All-Any and MRR, then the offline judges' and the LLM
+// verdicts' metrics of cols.
+func defaultMetrics(cols *Columns) []string {
+	metrics := []string{"Recall-Flat", "All-Any", "MRR"}
+	metrics = append(metrics, cols.JudgeNames()...)
+	return append(metrics, cols.VerdictNames()...)
 }

@@ -32,9 +32,7 @@ func ErrataTable(raw, corrected *record.Result, metrics ...string) analysis.Tabl
 	}
 	rawCols, corCols := ColumnsOf(raw.Records), ColumnsOf(corrected.Records)
 	if len(metrics) == 0 {
-		metrics = []string{"Recall-Flat", "All-Any", "MRR"}
-		metrics = append(metrics, rawCols.JudgeNames()...)
-		metrics = append(metrics, rawCols.VerdictNames()...)
+		metrics = defaultMetrics(rawCols)
 	}
 	excluded, patched := "n/a", "n/a"
 	if m := errataCountsRE.FindStringSubmatch(corrected.Spec.Errata); m != nil {

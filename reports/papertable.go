@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/memlab/memlab/analysis"
@@ -282,7 +283,7 @@ func PaperTable(cells []PaperCell, opts PaperTableOptions) (analysis.Table, stri
 			rows = append(rows, rk)
 			rowLabels[rk] = rowKey(c.Query)
 		}
-		if !containsString(cols, ck) {
+		if !slices.Contains(cols, ck) {
 			cols = append(cols, ck)
 		}
 		if j, dup := at[[2]string{rk, ck}]; dup {
@@ -354,15 +355,6 @@ func PaperTable(cells []PaperCell, opts PaperTableOptions) (analysis.Table, stri
 		note += " " + s
 	}
 	return t, note, nil
-}
-
-func containsString(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // cellMetric is memlab's metric of a cell.

@@ -50,11 +50,7 @@ func (s *Set) Compare(opts CompareOptions) (*Comparison, error) {
 	opts.Baseline = base
 	var lacking []string
 	if opts.Metrics == nil {
-		cols := ColumnsOf(results[base].Records)
-		metrics := []string{"Recall-Flat", "All-Any", "MRR"}
-		metrics = append(metrics, cols.JudgeNames()...)
-		metrics = append(metrics, cols.VerdictNames()...)
-		opts.Metrics, lacking = MetricsInEvery(results, metrics)
+		opts.Metrics, lacking = MetricsInEvery(results, defaultMetrics(ColumnsOf(results[base].Records)))
 		if len(opts.Metrics) == 0 {
 			return nil, fmt.Errorf("reports: set compare: no metric is in every ran point (lacking: %s)", strings.Join(lacking, ", "))
 		}

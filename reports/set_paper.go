@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/memlab/memlab/analysis"
+	"github.com/memlab/memlab/catalog"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/record"
 )
@@ -219,15 +220,26 @@ func (s *Set) everyPointHas(metric string) bool {
 	return any
 }
 
-// modelOf is the model= knob of a spec ("" when none is given).
-var modelOf = regexp.MustCompile(`model=("[^"]*"|[^,()]*)`)
-
-func specModel(spec string) string {
-	m := modelOf.FindStringSubmatch(spec)
-	if m == nil {
-		return ""
+// parsed is a spec parsed by the catalog, nil when it does not parse
+// (then a label falls back to the text itself).
+func parsed(kind catalog.Kind, spec string) *catalog.Spec {
+	sp, err := catalog.Parse(kind, spec)
+	if err != nil {
+		return nil
 	}
-	return strings.Trim(m[1], `"`)
+	return sp
+}
+
+// knob reports whether sp parsed and has the named knob.
+func knob(sp *catalog.Spec, name string) bool { return sp != nil && sp.Has(name) }
+
+// entryName is a spec's component name ("flat" of flat(dense:lsa)).
+func entryName(kind catalog.Kind, spec string) string {
+	if sp := parsed(kind, spec); sp != nil {
+		return sp.Entry.Name
+	}
+	name, _, _ := strings.Cut(spec, "(")
+	return name
 }
 
 // PaperSystemLabel is the papers' name of a memory system spec: Flat,
@@ -236,8 +248,7 @@ func specModel(spec string) string {
 // memlab's recent, the most recent traces up to a token budget, or none);
 // the spec itself for a system neither paper ran.
 func PaperSystemLabel(spec string) string {
-	name, _, _ := strings.Cut(spec, "(")
-	switch name {
+	switch entryName(catalog.KindSystem, spec) {
 	case "flat":
 		return "Flat"
 	case "amem":
@@ -265,11 +276,18 @@ var knowMeSystems = map[string]string{"Mem0": "+ Mem0"}
 // "extractive (offline)" and any other model keeps its name, so no
 // published figure is put beside a backbone the paper did not use.
 func PaperBackboneLabel(spec string) string {
-	name, _, _ := strings.Cut(spec, "(")
-	if name == "extractive" {
+	sp := parsed(catalog.KindReader, spec)
+	if sp == nil {
+		return spec
+	}
+	if sp.Entry.Name == "extractive" {
 		return "extractive (offline)"
 	}
-	m := strings.ToLower(specModel(spec))
+	model := ""
+	if knob(sp, "model") {
+		model = sp.Str("model")
+	}
+	m := strings.ToLower(model)
 	switch {
 	case m == "":
 		return "backbone role"
@@ -282,7 +300,7 @@ func PaperBackboneLabel(spec string) string {
 	case strings.Contains(m, "gpt-5-mini"):
 		return "GPT-5-mini"
 	}
-	return specModel(spec)
+	return model
 }
 
 // embedderVaries reports whether two points that ran with one paper
@@ -329,8 +347,8 @@ func (s *Set) unitsShared() map[string]bool {
 // joinOf is a flat spec's join mode, "join=merge" ("join=auto" when the
 // spec leaves the default).
 func joinOf(spec string) string {
-	if m := regexp.MustCompile(`join=(\w+)`).FindStringSubmatch(spec); m != nil {
-		return m[0]
+	if sp := parsed(catalog.KindSystem, spec); knob(sp, "join") {
+		return "join=" + sp.Str("join")
 	}
 	return "join=auto"
 }
@@ -340,28 +358,32 @@ func joinOf(spec string) string {
 // (offline)" or the model's name otherwise; "" for a system that embeds
 // nothing (timeline, oracle, recent, none, weaviate).
 func PaperEmbedderLabel(spec string) string {
-	switch name, _, _ := strings.Cut(spec, "("); {
-	case slices.Contains([]string{"timeline", "oracle", "recent", "none", "weaviate"}, name):
+	sp := parsed(catalog.KindSystem, spec)
+	if !knob(sp, "embedder") {
 		return "" // no embedder
-	case strings.HasPrefix(spec, "flat") && !strings.Contains(spec, "dense:") && !strings.Contains(spec, "hybrid:"):
-		return "BM25"
-	case strings.Contains(spec, "embedder("):
-		m := strings.ToLower(specModel(spec[strings.Index(spec, "embedder("):]))
-		switch {
-		case strings.Contains(m, "contriever"):
-			return "Contriever"
-		case strings.Contains(m, "text-embedding-3-small"):
-			return "text-emb-3-small"
-		case m == "":
-			return "embedder role"
-		}
-		return m
-	case regexp.MustCompile(`[:=]embedder[,)]`).MatchString(spec):
-		return "embedder role" // the role's default model
-	case strings.Contains(spec, "lsa"):
-		return "lsa (offline)"
 	}
-	return "hashed (offline)"
+	if sp.Entry.Name == "flat" && sp.Str("scorer") == "bm25" {
+		return "BM25"
+	}
+	emb := sp.Sub("embedder")
+	switch {
+	case emb == nil:
+		return ""
+	case emb.Entry.Name == "lsa":
+		return "lsa (offline)"
+	case emb.Entry.Name == "hashed":
+		return "hashed (offline)"
+	}
+	m := strings.ToLower(emb.Str("model"))
+	switch {
+	case strings.Contains(m, "contriever"):
+		return "Contriever"
+	case strings.Contains(m, "text-embedding-3-small"):
+		return "text-emb-3-small"
+	case m == "":
+		return "embedder role" // the role's default model
+	}
+	return m
 }
 
 // PaperUnitLabel is CloneMem Table 6's name of a flat spec's retrieval
@@ -369,19 +391,16 @@ func PaperEmbedderLabel(spec string) string {
 // only), "combined" (both, as units of their own or merged into one
 // document with join=merge_raw).
 func PaperUnitLabel(spec string) string {
-	i := strings.Index(spec, "units=")
-	if i < 0 {
+	sp := parsed(catalog.KindSystem, spec)
+	if !knob(sp, "units") {
 		return "w/o mem"
 	}
-	units := spec[i+len("units="):]
-	if j := strings.IndexAny(units, ",)"); j >= 0 {
-		units = units[:j]
-	}
-	raw := slices.Contains(strings.Split(units, "+"), "raw")
+	units := sp.List("units")
+	raw := slices.Contains(units, "raw")
 	switch {
-	case strings.Contains(spec, "join=merge_raw"):
+	case knob(sp, "join") && sp.Str("join") == "merge_raw":
 		return "combined" // the raw text merged with the extractions
-	case raw && units == "raw":
+	case raw && len(units) == 1:
 		return "w/o mem"
 	case raw:
 		return "combined"

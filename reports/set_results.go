@@ -120,12 +120,7 @@ func (s *Set) grouped(verb string, errOf func(Point) error, reason func(error) s
 func skipReason(err error) string {
 	var nm *catalog.NeedsModelError
 	if errors.As(err, &nm) {
-		// The error names the component; the reason is the role's.
-		msg := nm.Error()
-		if i := strings.Index(msg, ": needs "); i >= 0 {
-			return msg[i+2:]
-		}
-		return "needs a model of role " + nm.Role
+		return nm.Reason() // the role's, not the component's
 	}
 	if errors.Is(err, retrieval.ErrNeedsModel) {
 		return retrieval.ErrNeedsModel.Error()

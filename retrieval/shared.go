@@ -85,13 +85,8 @@ func NewShared(d *datasets.Dataset, sys System, ks []int) (*Shared, error) {
 		s.order[q.CorpusID] = append(s.order[q.CorpusID], i)
 	}
 	for c, idx := range s.order {
-		sort.SliceStable(idx, func(a, b int) bool {
-			ta, tb := d.Questions[idx[a]].AskedAt, d.Questions[idx[b]].AskedAt
-			if ta.IsZero() || tb.IsZero() {
-				return !ta.IsZero() && tb.IsZero()
-			}
-			return ta.Before(tb)
-		})
+		// The order of SortByAskedAt: by time, questions without one last.
+		sort.SliceStable(idx, func(a, b int) bool { return laterThan(d.Questions[idx[b]].AskedAt, d.Questions[idx[a]].AskedAt) })
 		s.order[c] = idx
 	}
 	return s, nil

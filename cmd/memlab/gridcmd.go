@@ -64,8 +64,8 @@ Offline, points that need a model are skipped, and said so once.
 	var judges []string
 	fs.Var(listFlag{&judges}, "judge", "a judge spec of every point, e.g. judge(knowme) (repeatable; none = offline metrics only)")
 	k := fs.Int("k", grid.DefaultK, "retrieval depth of every point no k axis varies")
-	var baseline []string
-	fs.Var(listFlag{&baseline}, "baseline", "the baseline's value of an axis, AXIS=V (repeatable; default: the first value of each)")
+	baseline := paramFlag{}
+	fs.Var(baseline, "baseline", "the baseline's value of an axis, AXIS=V (repeatable; default: the first value of each)")
 	metrics := fs.String("metrics", "", "metrics compared, comma-separated (default: retrieval, the exact and proxy metrics, every judge's)")
 	seed := fs.Uint64("seed", 1, "seed of the bootstrap intervals and permutation tests")
 	resamples := fs.Int("resamples", 2000, "bootstrap resamples and Monte Carlo permutations")
@@ -83,15 +83,8 @@ Offline, points that need a model are skipped, and said so once.
 		return usagef("grid needs at least one -p name=v1,v2 axis")
 	}
 	g := grid.Grid{System: *system, Reader: *reader, Judges: judges, K: *k, Axes: axes}
-	for _, b := range baseline {
-		name, v, ok := strings.Cut(b, "=")
-		if !ok {
-			return usagef("-baseline %q: want AXIS=VALUE", b)
-		}
-		if g.Baseline == nil {
-			g.Baseline = map[string]string{}
-		}
-		g.Baseline[strings.TrimSpace(name)] = strings.TrimSpace(v)
+	if len(baseline) > 0 {
+		g.Baseline = baseline
 	}
 	if *data != "" || *errata != "" {
 		d, err := datasets.OpenWithErrata(*data, *errata, stderr)
@@ -154,12 +147,7 @@ Offline, points that need a model are skipped, and said so once.
 // writeGrid prints the grid's comparison, its skips and notes (a dry run:
 // the estimates).
 func writeGrid(w io.Writer, set *reports.Set, metrics string, seed uint64, resamples int, dry bool) error {
-	var results []*record.Result
-	for _, p := range set.Points {
-		if p.Ran() {
-			results = append(results, p.Result)
-		}
-	}
+	results := set.Results()
 	fmt.Fprintf(w, "# Grid: %d points\n\n", len(set.Points))
 	for _, a := range set.Axes {
 		fmt.Fprintf(w, "- %s: %s\n", a.Name, strings.Join(a.Values, ", "))
