@@ -41,6 +41,9 @@ type Options struct {
 	// it to publish outputs while the cell runs. Output made after Exec
 	// returned (a goroutine the cell left running) is not delivered.
 	OnOutput func(CellOutput)
+	// Literal runs cells as written, without the rewrite of what yaegi
+	// gets wrong (see rewrite.go); for measuring what the rewrite fixes.
+	Literal bool
 }
 
 // OutputKind is the kind of one piece of cell output.
