@@ -13,6 +13,9 @@ type CellError struct {
 	Cell int
 	// Line is the 1-based line within the cell (0 when unknown).
 	Line int
+	// Col is the 1-based column of the error in that line (0 when unknown);
+	// Error leaves it out.
+	Col int
 	// Msg is the message without the coordinate.
 	Msg string
 	// Kind classifies the error: "syntax", "compile", "panic", "interrupted",

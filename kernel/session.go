@@ -112,6 +112,7 @@ type Session struct {
 	hoists  int             // statements hoisted into funcs so far (see hoist.go)
 	consts  map[string]bool // const names declared by earlier cells
 	cell    cellContext     // the running cell's context (see cellctx.go)
+	tenv    *typeEnv        // what go/types knows of the session (see rewrite.go)
 }
 
 type defn struct {
@@ -160,6 +161,12 @@ func NewSession(opts Options) (*Session, error) {
 		if err := s.in.Use(s.cell.bindSymbols(x)); err != nil {
 			return nil, fmt.Errorf("kernel: new session: load symbols[%d]: %w", i, err)
 		}
+	}
+	if !opts.Literal {
+		if _, err := s.in.Compile(slicesExtra); err != nil {
+			return nil, fmt.Errorf("kernel: new session: compile the slices sorting funcs: %w", err)
+		}
+		s.tenv = newTypeEnv(newSymbolImporter(append([]interp.Exports{stdlib.Symbols}, opts.Symbols...), sourcePackages()))
 	}
 	return s, nil
 }
@@ -372,6 +379,13 @@ func (s *Session) exec(ctx context.Context, n int, src string) (string, *CellErr
 		ce.Cell = n
 		return "", ce
 	}
+	var rw *rewriter
+	if s.tenv != nil {
+		var cerr *CellError
+		if chunks, rw, cerr = s.rewrite(n, chunks); cerr != nil {
+			return "", cerr
+		}
+	}
 	// Parse and check every chunk before running any, so that a syntax error
 	// or a type redefinition leaves the session untouched.
 	var preps []*prepared
@@ -379,12 +393,18 @@ func (s *Session) exec(ctx context.Context, n int, src string) (string, *CellErr
 	for _, c := range chunks {
 		p, cerr := s.prepare(n, c, localImports)
 		if cerr != nil {
-			return "", cerr
+			return "", rw.explain(cerr)
 		}
 		preps = append(preps, p)
 	}
+	if rw != nil {
+		defer s.tenv.remember(rw.cc)
+	}
 	var value string
 	for i, p := range preps {
+		if rw != nil && i == rw.lead {
+			rw.commit()
+		}
 		for j, u := range p.units {
 			rec := s.current()
 			rec.mu.Lock()
@@ -394,6 +414,7 @@ func (s *Session) exec(ctx context.Context, n int, src string) (string, *CellErr
 			if err != nil {
 				cerr := s.evalError(ctx, n, p.chunk, u.line, err)
 				s.explainLoop(cerr, u.text)
+				cerr = rw.explain(cerr)
 				if cerr.Kind != "compile" && p.chunk.Kind != ChunkStmt {
 					s.commit(n, p) // the declarations exist; a var initializer failed
 				}

@@ -1,0 +1,104 @@
+package kernel
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/traefik/yaegi/interp"
+)
+
+// rewriteCases are cells yaegi v0.16.1 gets wrong as written, with what
+// compiled Go prints for them: every cell's stdout, then its value after
+// "=> " when it has one. Each also runs with Options.Literal, where it must
+// fail or print something else, so the case shows what the rewrite fixes.
+var rewriteCases = []struct {
+	name  string
+	cells []string
+	want  string
+}{
+	{"index of a compiled slice from an earlier cell", []string{`import "strings"`, `parts := strings.Split("a,b", ",")`, `p := parts[1]`, `p`}, `=> "b"`},
+	{"var with a value read from a compiled slice", []string{`import "strings"`, `parts := strings.Split("a,b", ",")`, `var p = parts[0]`, `p`}, `=> "a"`},
+	{"selector chain and index", []string{`import "net/url"`, `u, _ := url.Parse("http://h/p?x=1&x=2")`, `v := u.Query()["x"][1]`, `v`}, `=> "2"`},
+	{"comma-ok map index", []string{`m := map[string][]int{"a": {1}}`, `v, ok := m["a"]`, `import "fmt"`, `fmt.Println(v, ok)`}, "[1] true\n"},
+	{"comma-ok type assertion", []string{`var x any = 3`, `n, ok := x.(int)`, `import "fmt"`, `fmt.Println(n, ok)`}, "3 true\n"},
+	{"range over an int", []string{`import "fmt"`, `for i := range 3 { fmt.Print(i) }`}, "012"},
+	{"range over an int without a variable", []string{`import "fmt"`, `n := 2`, `for range n { fmt.Print("x") }`}, "xx"},
+	{"range over an int inside a func", []string{`import "fmt"`, "func count(n int) (s int) {\n\tfor i := range n {\n\t\ts += i\n\t}\n\treturn\n}", `fmt.Println(count(4))`}, "6\n"},
+	{"min and max of variables", []string{`a, b := 2.5, 1.5`, `import "fmt"`, `fmt.Println(max(a, b), min(a, b, 0.5), min(3, 1))`}, "2.5 0.5 1\n"},
+	{"constant min", []string{`x := min(3, 1)`, `x`}, `=> 1`},
+	{"clear a map", []string{`m := map[int]int{1: 1}`, `clear(m)`, `len(m)`}, `=> 0`},
+	{"slices.Sort and Max", []string{`import "slices"`, `s := []int{3, 1, 2}`, `slices.Sort(s)`, `import "fmt"`, `fmt.Println(s, slices.Max(s), slices.IsSorted(s))`}, "[1 2 3] 3 true\n"},
+	{"slices.SortFunc with cmp.Compare", []string{`import ("cmp"; "fmt"; "slices")`, `type P struct{ N string; S float64 }`, `ps := []P{{"a", 2}, {"b", 1}}`, `slices.SortFunc(ps, func(a, b P) int { return cmp.Compare(a.S, b.S) })`, `fmt.Println(ps)`}, "[{b 1} {a 2}]\n"},
+	{"generic func inferred from a func literal", []string{"func Map[T, U any](s []T, f func(T) U) []U {\n\tvar r []U\n\tfor _, v := range s {\n\t\tr = append(r, f(v))\n\t}\n\treturn r\n}", `import "fmt"`, `ys := Map([]int{1, 2}, func(x int) string { return fmt.Sprint(x * 10) })`, `ys`}, `=> [10 20]`},
+}
+
+func newRewriteSession(t *testing.T, literal bool) *Session {
+	t.Helper()
+	s, err := NewSession(Options{Symbols: []interp.Exports{displaySymbols}, Dir: t.TempDir(), Literal: literal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// runCells runs cells and returns what they printed ("=> value" after a
+// cell's stdout) and the first error.
+func runCells(s *Session, cells []string) (string, error) {
+	var out strings.Builder
+	for _, c := range cells {
+		r := s.Exec(context.Background(), c)
+		if r.Err != nil {
+			return out.String(), r.Err
+		}
+		out.WriteString(r.Stdout)
+		if r.Value != "" {
+			out.WriteString("=> " + r.Value)
+		}
+	}
+	return out.String(), nil
+}
+
+func TestRewriteRunsOrdinaryGo(t *testing.T) {
+	for _, c := range rewriteCases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := runCells(newRewriteSession(t, false), c.cells)
+			if err != nil || got != c.want {
+				t.Errorf("got %q, %v; want %q", got, err, c.want)
+			}
+			lit, err := runCells(newRewriteSession(t, true), c.cells)
+			if err == nil && lit == c.want {
+				t.Errorf("runs as written too (%q): the case shows no rewrite", lit)
+			}
+		})
+	}
+}
+
+// TestRewriteKeepsPositions: errors and panics in and after rewritten code
+// point at the user's cell, line and column.
+func TestRewriteKeepsPositions(t *testing.T) {
+	cases := []struct {
+		name              string
+		cells             []string
+		cell, line, col   int
+		kind, msgContains string
+	}{
+		{"panic in a rewritten short declaration", []string{`import "strings"`, `parts := strings.Split("a", ",")`, "x := 1\n_ = x\np := parts[3]"}, 3, 3, 0, "panic", "index out of range"},
+		{"type error after a range over an int", []string{"s := 0\nfor i := range 3 { s += i }\nt := s.Foo"}, 1, 3, 8, "compile", "s.Foo undefined"},
+		{"panic on the line of a range over an int", []string{"s := []int{}\nn := 0\nfor i := range 3 { n += s[i] }"}, 1, 3, 0, "panic", "index out of range"},
+		{"type error on the line of a min", []string{"a := 1\nb := min(a, 2) + a.X"}, 1, 2, 20, "compile", "a.X undefined"},
+		{"range over a func", []string{"func seq(yield func(int) bool) {}", "n := 0\nfor v := range seq { n += v }"}, 2, 2, 16, "compile", "range over a func"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := runCells(newRewriteSession(t, false), c.cells)
+			ce, ok := err.(*CellError)
+			if !ok {
+				t.Fatalf("want a *CellError, got %T %v", err, err)
+			}
+			if ce.Cell != c.cell || ce.Line != c.line || (c.col > 0 && ce.Col != c.col) || ce.Kind != c.kind || !strings.Contains(ce.Msg, c.msgContains) {
+				t.Errorf("got cell %d line %d col %d %s %q; want %d %d %d %s %q", ce.Cell, ce.Line, ce.Col, ce.Kind, ce.Msg, c.cell, c.line, c.col, c.kind, c.msgContains)
+			}
+		})
+	}
+}
