@@ -55,33 +55,51 @@ func (e *CellError) Unwrap() error { return e.Err }
 
 // Positions: every chunk is parsed under yaegi's default file name "_.go"
 // (yaegi scopes imports by file name, so all cells must share it) with a
-// //line directive whose line number encodes the cell: line = cell*lineBase +
-// line in the cell. The helpers below decode them in messages.
-const lineBase = 1000000
+// //line directive whose line number encodes the cell: line = c*lineBase +
+// line in the cell, where c is the cell number counted modulo cellWrap
+// (1..cellWrap), so that a session of any length stays under go/scanner's
+// largest line number (1<<30). A message names the latest cell with that c
+// at or before the running one. The helpers below decode them in messages.
+const (
+	lineBase = 100000
+	cellWrap = 10000
+)
 
 // posRE matches an encoded position with its trailing ": ".
-var posRE = regexp.MustCompile(`(?:_\.go:)?(\d{7,}):(\d+): `)
+var posRE = regexp.MustCompile(`(?:_\.go:)?(\d{6,}):(\d+): `)
 
-// decodeLine splits an encoded line into cell and line in the cell.
-func decodeLine(l int) (cell, line int) { return l / lineBase, l % lineBase }
+// encodeLine is the encoded line of a line of cell n.
+func encodeLine(n, line int) int { return ((n-1)%cellWrap+1)*lineBase + line }
+
+// decodeLine splits an encoded line into cell and line in the cell; cur is
+// the running cell (0: the encoded cell number as it is).
+func decodeLine(l, cur int) (cell, line int) {
+	c, line := l/lineBase, l%lineBase
+	if cur <= 0 {
+		return c, line
+	}
+	rc := (cur-1)%cellWrap + 1
+	return cur - (rc-c+cellWrap)%cellWrap, line
+}
 
 // splitPos takes a leading encoded position off msg.
-func splitPos(msg string) (cell, line int, rest string, ok bool) {
+func splitPos(msg string, cur int) (cell, line int, rest string, ok bool) {
 	m := posRE.FindStringSubmatchIndex(msg)
 	if m == nil || m[0] != 0 {
 		return 0, 0, msg, false
 	}
 	l, _ := strconv.Atoi(msg[m[2]:m[3]])
-	cell, line = decodeLine(l)
+	cell, line = decodeLine(l, cur)
 	return cell, line, msg[m[1]:], true
 }
 
-// cleanMsg rewrites encoded positions inside a message into cell coordinates.
-func cleanMsg(msg string) string {
+// cleanMsg rewrites encoded positions inside a message into cell
+// coordinates; cur is the running cell.
+func cleanMsg(msg string, cur int) string {
 	return posRE.ReplaceAllStringFunc(msg, func(s string) string {
 		m := posRE.FindStringSubmatch(s)
 		l, _ := strconv.Atoi(m[1])
-		c, line := decodeLine(l)
+		c, line := decodeLine(l, cur)
 		return fmt.Sprintf("cell %d, line %d: ", c, line)
 	})
 }
@@ -89,7 +107,7 @@ func cleanMsg(msg string) string {
 // panicRE matches the line yaegi writes to stderr for each frame a panic
 // unwinds ("2000004:2: panic: main.f(...)"). yaegi gives the position where
 // the frame's block starts, not the failing statement.
-var panicRE = regexp.MustCompile(`^(?:_\.go:)?(\d{7,}):(\d+): panic: (.*)\(\.\.\.\)\n?$`)
+var panicRE = regexp.MustCompile(`^(?:_\.go:)?(\d{6,}):(\d+): panic: (.*)\(\.\.\.\)\n?$`)
 
 // ErrorParts gives a cell error as Jupyter shows it, in the Jupyter
 // kernel's error messages and in the .ipynb of package kernel/notebook

@@ -79,7 +79,15 @@ func (s *Session) rewrite(n int, chunks []Chunk) (out []Chunk, rw *rewriter, cer
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	cc, err := s.tenv.check(chunks, keys)
+	typeDefs := make(map[string]string, len(s.types))
+	for name, d := range s.types {
+		typeDefs[name] = d.src
+	}
+	funcDefs := make(map[string]string, len(s.funcs))
+	for key, d := range s.funcs {
+		funcDefs[key] = d.src
+	}
+	cc, err := s.tenv.check(chunks, keys, typeDefs, funcDefs)
 	if err != nil {
 		return chunks, nil, nil
 	}
@@ -117,7 +125,7 @@ func (rw *rewriter) cellPos(chunk, off int) (line, col int) {
 // cell position of an offset.
 func (rw *rewriter) mark(chunk, off int) string {
 	line, col := rw.cellPos(chunk, off)
-	return fmt.Sprintf("/*line %s:%d:%d*/", interp.DefaultSourceName, rw.n*lineBase+line, col)
+	return fmt.Sprintf("/*line %s:%d:%d*/", interp.DefaultSourceName, encodeLine(rw.n, line), col)
 }
 
 func (rw *rewriter) add(pos, end token.Pos, text string) {

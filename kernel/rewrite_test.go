@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -100,5 +101,20 @@ func TestRewriteKeepsPositions(t *testing.T) {
 				t.Errorf("got cell %d line %d col %d %s %q; want %d %d %d %s %q", ce.Cell, ce.Line, ce.Col, ce.Kind, ce.Msg, c.cell, c.line, c.col, c.kind, c.msgContains)
 			}
 		})
+	}
+}
+
+// TestLongSession: cell numbers past what a //line number can encode
+// directly (cellWrap) still run and locate their errors.
+func TestLongSession(t *testing.T) {
+	s := newRewriteSession(t, false)
+	s.count = cellWrap + 5 // as after that many cells
+	if r := s.Exec(context.Background(), "func boom() { panic(\"x\") }"); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	r := s.Exec(context.Background(), "x := 1\n_ = x\nboom()")
+	ce, ok := r.Err.(*CellError)
+	if !ok || ce.Cell != cellWrap+7 || ce.Line != 3 || len(ce.Trace) == 0 || !strings.Contains(ce.Trace[0], fmt.Sprintf("cell %d", cellWrap+6)) {
+		t.Fatalf("got %#v, want a panic at cell %d line 3 with a frame in cell %d", r.Err, cellWrap+7, cellWrap+6)
 	}
 }

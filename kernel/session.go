@@ -117,7 +117,8 @@ type Session struct {
 
 type defn struct {
 	cell int
-	text string
+	text string // the declaration with its spaces normalized, to compare
+	src  string // the declaration as written, for the rewrite's checks
 }
 
 var (
@@ -173,6 +174,7 @@ func NewSession(opts Options) (*Session, error) {
 
 // recorder collects one cell's output.
 type recorder struct {
+	cell   int // the cell's number
 	mu     sync.Mutex
 	outs   []CellOutput
 	stdout strings.Builder
@@ -279,7 +281,7 @@ func (w *streamWriter) Write(p []byte) (int, error) {
 		if m := panicRE.FindSubmatch(p); m != nil {
 			if rec != nil {
 				l, _ := strconv.Atoi(string(m[1]))
-				c, l := decodeLine(l)
+				c, l := decodeLine(l, rec.cell)
 				rec.mu.Lock()
 				rec.panics = append(rec.panics, frame{cell: c, line: l, fn: string(m[3])})
 				rec.mu.Unlock()
@@ -318,7 +320,8 @@ type prepared struct {
 	types      map[string]string
 	funcs      map[string]string
 	funcLines  map[string]int
-	consts     []string // const names declared (vars are in interp.Globals)
+	srcs       map[string]string // type or func key -> its source text
+	consts     []string          // const names declared (vars are in interp.Globals)
 }
 
 // Exec runs one cell. It never panics on bad cell code: compile errors,
@@ -334,7 +337,7 @@ func (s *Session) Exec(ctx context.Context, src string) *CellResult {
 
 	s.count++
 	n := s.count
-	rec := &recorder{}
+	rec := &recorder{cell: n}
 	s.setCurrent(rec)
 	prevSink := displayhost.SetSink(func(o display.Output) {
 		rec.display(o)
@@ -415,6 +418,7 @@ func (s *Session) exec(ctx context.Context, n int, src string) (string, *CellErr
 				cerr := s.evalError(ctx, n, p.chunk, u.line, err)
 				s.explainLoop(cerr, u.text)
 				cerr = rw.explain(cerr)
+				hint(cerr, u.text)
 				if cerr.Kind != "compile" && p.chunk.Kind != ChunkStmt {
 					s.commit(n, p) // the declarations exist; a var initializer failed
 				}
@@ -456,7 +460,7 @@ func (s *Session) prepare(n int, c Chunk, localImports map[string]bool) (*prepar
 	fset := token.NewFileSet()
 	name := interp.DefaultSourceName
 	if c.Kind == ChunkStmt {
-		text := "package main; func main() {" + directive(n*lineBase+c.Line, c.Col) + c.Source + "\n}"
+		text := "package main; func main() {" + directive(encodeLine(n, c.Line), c.Col) + c.Source + "\n}"
 		f, err := parser.ParseFile(fset, name, text, parser.DeclarationErrors|parser.ParseComments)
 		if err != nil {
 			return nil, parseError(n, c, err)
@@ -468,7 +472,7 @@ func (s *Session) prepare(n int, c Chunk, localImports map[string]bool) (*prepar
 		for _, st := range body.List {
 			pos := fset.Position(st.Pos())
 			src := text[tf.Offset(st.Pos()):tf.Offset(st.End())]
-			_, line := decodeLine(pos.Line)
+			_, line := decodeLine(pos.Line, n)
 			lead := ""
 			if strings.HasPrefix(src, "func") {
 				// yaegi would take a leading func literal for a declaration
@@ -494,7 +498,7 @@ func (s *Session) prepare(n int, c Chunk, localImports map[string]bool) (*prepar
 		return p, nil
 	}
 
-	head := "package main" + directive(n*lineBase+c.Line, c.Col)
+	head := "package main" + directive(encodeLine(n, c.Line), c.Col)
 	text := head + c.Source
 	f, err := parser.ParseFile(fset, name, text, parser.DeclarationErrors|parser.ParseComments)
 	if err != nil {
@@ -506,6 +510,7 @@ func (s *Session) prepare(n int, c Chunk, localImports map[string]bool) (*prepar
 	p.types = map[string]string{}
 	p.funcs = map[string]string{}
 	p.funcLines = map[string]int{}
+	p.srcs = map[string]string{}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.GenDecl:
@@ -534,11 +539,12 @@ func (s *Session) prepare(n int, c Chunk, localImports map[string]bool) (*prepar
 							drop = append(drop, sp)
 							continue
 						}
-						_, line := decodeLine(fset.Position(sp.Pos()).Line)
+						_, line := decodeLine(fset.Position(sp.Pos()).Line, n)
 						return nil, &CellError{Cell: n, Line: line, Kind: "compile",
 							Msg: fmt.Sprintf("type %s is already defined in cell %d; restart the session to change it", tname, old.cell)}
 					}
 					p.types[tname] = def
+					p.srcs[tname] = text[tf.Offset(sp.Pos()):tf.Offset(sp.End())]
 				}
 			}
 			if len(drop) > 0 {
@@ -554,7 +560,8 @@ func (s *Session) prepare(n int, c Chunk, localImports map[string]bool) (*prepar
 		case *ast.FuncDecl:
 			key := funcKey(d)
 			p.funcs[key] = nodeText(fset, d)
-			_, p.funcLines[key] = decodeLine(fset.Position(d.Pos()).Line)
+			p.srcs[key] = text[tf.Offset(d.Pos()):tf.Offset(d.End())]
+			_, p.funcLines[key] = decodeLine(fset.Position(d.Pos()).Line, n)
 			kept++
 		}
 	}
@@ -570,7 +577,7 @@ func (s *Session) commit(n int, p *prepared) {
 		s.imports[k] = n
 	}
 	for k, t := range p.types {
-		s.types[k] = defn{cell: n, text: t}
+		s.types[k] = defn{cell: n, text: t, src: p.srcs[k]}
 	}
 	for _, c := range p.consts {
 		s.consts[c] = true
@@ -580,11 +587,9 @@ func (s *Session) commit(n int, p *prepared) {
 			fmt.Fprintf(s.stderr, "warning: cell %d, line %d: func %s redefines the one from cell %d; funcs defined earlier still call the old %s: re-run their cells\n",
 				n, p.funcLines[k], k, old.cell, k)
 		}
-		s.funcs[k] = defn{cell: n, text: t}
+		s.funcs[k] = defn{cell: n, text: t, src: p.srcs[k]}
 	}
 }
-
-const compilePanicHint = "known causes in yaegi v0.16.1: range over an int or a func, a top-level comma-ok type assertion (v, ok := x.(T)), generic type inference from a func literal or a compiled type"
 
 // evalError turns an error of EvalWithContext into a CellError.
 func (s *Session) evalError(ctx context.Context, n int, c Chunk, line int, err error) *CellError {
@@ -603,7 +608,7 @@ func (s *Session) evalError(ctx context.Context, n int, c Chunk, line int, err e
 		// Interpreted code that panics always unwinds through at least one
 		// frame that yaegi reports; no frame means yaegi's compile phase.
 		return &CellError{Cell: n, Line: line, Kind: "compile", Err: err,
-			Msg: fmt.Sprintf("yaegi failed to compile this code (internal error %q); %s", fmt.Sprint(pe.Value), compilePanicHint)}
+			Msg: fmt.Sprintf("the interpreter (yaegi v0.16.1) cannot compile this statement (it failed with %q): %s", fmt.Sprint(pe.Value), workaround(c.Source))}
 	}
 	ce := &CellError{Cell: n, Line: line, Kind: "panic", Err: err}
 	v := fmt.Sprint(pe.Value)
@@ -635,13 +640,13 @@ func positioned(n int, c Chunk, line int, kind string, err error) *CellError {
 	if errors.As(err, &el) && len(el) > 0 {
 		msg = el[0].Error()
 	}
-	if cell, line, rest, ok := splitPos(msg); ok {
+	if cell, line, rest, ok := splitPos(msg, n); ok {
 		if cell == n {
 			ce.Line = line
 		}
 		msg = rest
 	}
-	msg = cleanMsg(msg)
+	msg = cleanMsg(msg, n)
 	if strings.Contains(msg, "undefined: min") || strings.Contains(msg, "undefined: max") {
 		if strings.Contains(c.Source, "min(") || strings.Contains(c.Source, "max(") {
 			msg += " (the min and max builtins are not available in yaegi v0.16.1)"
