@@ -39,8 +39,10 @@ import (
 // package) leaves the statement as it is. Edited text carries /*line*/
 // comments, so errors and panics keep the cell's lines and columns. A
 // package whose type must be written but that the cell did not import is
-// imported under a hidden name (memlab_<name>). Range over a func, which
-// the interpreter cannot run, is refused with the form to write instead.
+// imported under a hidden name (memlab_<name>). Range over an iterator func
+// becomes a call of it with a yield func literal holding the body; a body
+// that returns, defers or branches to a label is refused with the form to
+// write instead.
 
 // edit replaces Source[start:end] of a chunk.
 type edit struct {
@@ -174,8 +176,10 @@ func (rw *rewriter) walk() {
 					rw.rangeInt(nd, tv)
 				}
 			case *types.Signature:
-				rw.refuseAt(nd.X.Pos(), fmt.Sprintf("range over a func (an iterator) is not supported by the interpreter (yaegi v0.16.1): call it with a yield func instead, %s(func(...) bool { ...; return true })", exprText(rw.cc, nd.X)))
-				return false
+				if why := rw.rangeFunc(nd, u); why != "" {
+					rw.refuseAt(nd.X.Pos(), fmt.Sprintf("range over a func (an iterator) is not supported by the interpreter (yaegi v0.16.1) when the loop %s: call it with a yield func instead, %s(func(...) bool { ...; return true }), where return false stops it", why, exprText(rw.cc, nd.X)))
+					return false
+				}
 			}
 		case *ast.CallExpr:
 			rw.call(nd)
@@ -260,6 +264,92 @@ func (rw *rewriter) varDecl(gd *ast.GenDecl, vs *ast.ValueSpec) {
 	line, col := rw.cellPos(i, a)
 	src := strings.Join(names, ", ") + " = " + rw.mark(i, v) + rw.chunks[i].Source[v:e]
 	rw.after[i] = append(rw.after[i], Chunk{Kind: ChunkStmt, Source: src, Line: line, Col: col, Offset: rw.chunks[i].Offset + a})
+}
+
+// rangeFunc turns `for k, v := range seq { body }` over an iterator func
+// into `seq(func(k K, v V) bool { body; return true })`, the loop's own
+// continue becoming return true and its break return false. It returns why
+// a loop cannot be turned ("" when it was): a return, goto, defer or
+// labelled branch in the body, or an assignment form (k = range).
+func (rw *rewriter) rangeFunc(rs *ast.RangeStmt, sig *types.Signature) string {
+	if sig.Params().Len() != 1 || sig.Results().Len() != 0 {
+		return "ranges over a func that is not an iterator"
+	}
+	yield, ok := sig.Params().At(0).Type().Underlying().(*types.Signature)
+	if !ok {
+		return "ranges over a func that is not an iterator"
+	}
+	if rs.Key != nil && rs.Tok != token.DEFINE {
+		return "assigns to variables declared outside it (k = range seq)"
+	}
+	vars := []ast.Expr{rs.Key, rs.Value}
+	var params []string
+	for i := 0; i < yield.Params().Len(); i++ {
+		t, ok := rw.typeExpr(yield.Params().At(i).Type())
+		if !ok {
+			return "yields a type the cell cannot name"
+		}
+		name := "_"
+		if i < len(vars) && vars[i] != nil {
+			name = exprText(rw.cc, vars[i])
+		}
+		params = append(params, name+" "+t)
+	}
+	var why string
+	var branches []*ast.BranchStmt
+	var visit func(n ast.Node, inLoop, inBreakable bool)
+	visit = func(n ast.Node, inLoop, inBreakable bool) {
+		ast.Inspect(n, func(c ast.Node) bool {
+			if why != "" || c == nil || c == n {
+				return why == ""
+			}
+			switch c := c.(type) {
+			case *ast.FuncLit:
+				return false // its returns and branches are its own
+			case *ast.ReturnStmt:
+				why = "returns from its func"
+			case *ast.DeferStmt:
+				why = "defers a call"
+			case *ast.BranchStmt:
+				switch {
+				case c.Tok == token.GOTO:
+					why = "uses goto"
+				case c.Label != nil:
+					why = "uses a labelled " + c.Tok.String()
+				case c.Tok == token.CONTINUE && !inLoop, c.Tok == token.BREAK && !inBreakable:
+					branches = append(branches, c)
+				}
+			case *ast.ForStmt, *ast.RangeStmt:
+				visit(c, true, true)
+				return false
+			case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+				visit(c, inLoop, true)
+				return false
+			}
+			return true
+		})
+	}
+	visit(rs.Body, false, false)
+	if why != "" {
+		return why
+	}
+	if rs.Key == nil {
+		for i := range params {
+			params[i] = "_" + strings.TrimPrefix(params[i], "_")
+		}
+	}
+	head := exprText(rw.cc, rs.X) + "(func(" + strings.Join(params, ", ") + ") bool "
+	rw.replace(rs.For, rs.Body.Lbrace, head)
+	for _, b := range branches {
+		text := "return false"
+		if b.Tok == token.CONTINUE {
+			text = "return true"
+		}
+		rw.replace(b.Pos(), b.End(), text)
+	}
+	rw.add(rs.Body.Rbrace, rs.Body.Rbrace, "; return true ")
+	rw.add(rs.Body.Rbrace+1, rs.Body.Rbrace+1, ")")
+	return ""
 }
 
 // rangeInt turns `for i := range n` over an integer into a three-clause

@@ -32,6 +32,8 @@ var rewriteCases = []struct {
 	{"slices.Sort and Max", []string{`import "slices"`, `s := []int{3, 1, 2}`, `slices.Sort(s)`, `import "fmt"`, `fmt.Println(s, slices.Max(s), slices.IsSorted(s))`}, "[1 2 3] 3 true\n"},
 	{"slices.SortFunc with cmp.Compare", []string{`import ("cmp"; "fmt"; "slices")`, `type P struct{ N string; S float64 }`, `ps := []P{{"a", 2}, {"b", 1}}`, `slices.SortFunc(ps, func(a, b P) int { return cmp.Compare(a.S, b.S) })`, `fmt.Println(ps)`}, "[{b 1} {a 2}]\n"},
 	{"generic func inferred from a func literal", []string{"func Map[T, U any](s []T, f func(T) U) []U {\n\tvar r []U\n\tfor _, v := range s {\n\t\tr = append(r, f(v))\n\t}\n\treturn r\n}", `import "fmt"`, `ys := Map([]int{1, 2}, func(x int) string { return fmt.Sprint(x * 10) })`, `ys`}, `=> [10 20]`},
+	{"range over an iterator func", []string{"func pairs(yield func(string, int) bool) {\n\tfor i, s := range []string{\"a\", \"b\", \"c\"} {\n\t\tif !yield(s, i) {\n\t\t\treturn\n\t\t}\n\t}\n}", `import "fmt"`, "for s, i := range pairs {\n\tif i == 0 {\n\t\tcontinue\n\t}\n\tswitch s {\n\tcase \"b\":\n\t\tbreak\n\t}\n\tfmt.Print(s, i)\n\tif s == \"b\" {\n\t\tbreak\n\t}\n}"}, "b1"},
+	{"range over an iterator func without variables", []string{"func three(yield func() bool) { _ = yield() && yield() && yield() }", "n := 0", "for range three { n++ }", "n"}, "=> 3"},
 }
 
 func newRewriteSession(t *testing.T, literal bool) *Session {
@@ -88,7 +90,10 @@ func TestRewriteKeepsPositions(t *testing.T) {
 		{"type error after a range over an int", []string{"s := 0\nfor i := range 3 { s += i }\nt := s.Foo"}, 1, 3, 8, "compile", "s.Foo undefined"},
 		{"panic on the line of a range over an int", []string{"s := []int{}\nn := 0\nfor i := range 3 { n += s[i] }"}, 1, 3, 0, "panic", "index out of range"},
 		{"type error on the line of a min", []string{"a := 1\nb := min(a, 2) + a.X"}, 1, 2, 20, "compile", "a.X undefined"},
-		{"range over a func", []string{"func seq(yield func(int) bool) {}", "n := 0\nfor v := range seq { n += v }"}, 2, 2, 16, "compile", "range over a func"},
+		{"range over a func with a return in it", []string{"func seq(yield func(int) bool) {}", "func f() int {\n\tfor v := range seq {\n\t\treturn v\n\t}\n\treturn 0\n}"}, 2, 2, 17, "compile", "when the loop returns from its func"},
+		// A panic in a top-level loop is located at the loop's first line, as
+		// for every loop at a cell's top level (see Session.Exec).
+		{"panic in the body of a range over a func", []string{"func seq(yield func(int) bool) { yield(1) }", "var m map[string]int\nfor v := range seq {\n\tm[\"x\"] = v\n}"}, 2, 2, 0, "panic", "assignment to entry in nil map"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
