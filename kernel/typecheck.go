@@ -196,7 +196,7 @@ func (e *typeEnv) check(chunks []Chunk, importKeys []string, typeDefs, funcDefs 
 	}
 	conf := types.Config{
 		Importer:  e.im,
-		GoVersion: "go1.22",
+		GoVersion: "go1.23", // range over funcs: the rewrite runs them
 		Error: func(err error) {
 			if te, ok := err.(types.Error); ok && !te.Soft {
 				cc.errs = append(cc.errs, te)
