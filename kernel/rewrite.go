@@ -27,6 +27,9 @@ import (
 //     go/types gives them (`var (a T; b U)`), then assigns (`a, b =  x`; the
 //     ":=" becomes "= " so columns stay);
 //   - `for i := range n` over an integer becomes a three-clause loop;
+//   - a loop whose body captures a loop variable (a func literal using it,
+//     its address) copies it at the start of the body, so that each
+//     iteration has its own, as in Go 1.22;
 //   - min, max and clear become calls of funcs declared for their types
 //     (constant min and max become their value);
 //   - slices.Sort, IsSorted, Min, Max and BinarySearch, and cmp.Compare and
@@ -184,8 +187,93 @@ func (rw *rewriter) walk() {
 		case *ast.CallExpr:
 			rw.call(nd)
 		}
+		switch nd := nd.(type) {
+		case *ast.RangeStmt:
+			if tv, ok := info.Types[nd.X]; ok && tv.Type != nil {
+				if _, isFunc := tv.Type.Underlying().(*types.Signature); !isFunc && nd.Tok == token.DEFINE {
+					rw.loopVars(nd.Body, false, nd.Key, nd.Value)
+				}
+			}
+		case *ast.ForStmt:
+			if as, ok := nd.Init.(*ast.AssignStmt); ok && as.Tok == token.DEFINE {
+				rw.loopVars(nd.Body, true, as.Lhs...)
+			}
+		}
 		return true
 	})
+}
+
+// loopVars gives each iteration of a loop its own copy of the loop's
+// variables, as Go 1.22 does and yaegi does not (closures of every
+// iteration see the last value), when the body captures one: a func literal
+// that uses it, or its address. A three-clause loop whose body assigns the
+// variable is left alone (the copy would not carry the change to the next
+// iteration).
+func (rw *rewriter) loopVars(body *ast.BlockStmt, threeClause bool, vars ...ast.Expr) {
+	info := rw.cc.info
+	objs := map[types.Object]string{}
+	for _, v := range vars {
+		if id, ok := v.(*ast.Ident); ok && id.Name != "_" {
+			if obj := info.Defs[id]; obj != nil {
+				objs[obj] = id.Name
+			}
+		}
+	}
+	if len(objs) == 0 {
+		return
+	}
+	captured := map[string]bool{}
+	assigned := map[types.Object]bool{}
+	var inLit func(n ast.Node)
+	inLit = func(n ast.Node) {
+		ast.Inspect(n, func(c ast.Node) bool {
+			if id, ok := c.(*ast.Ident); ok {
+				if name, ok := objs[info.Uses[id]]; ok {
+					captured[name] = true
+				}
+			}
+			return true
+		})
+	}
+	ast.Inspect(body, func(c ast.Node) bool {
+		switch c := c.(type) {
+		case *ast.FuncLit:
+			inLit(c.Body)
+			return false
+		case *ast.UnaryExpr:
+			if id, ok := c.X.(*ast.Ident); ok && c.Op == token.AND {
+				if name, ok := objs[info.Uses[id]]; ok {
+					captured[name] = true
+				}
+			}
+		case *ast.AssignStmt:
+			for _, l := range c.Lhs {
+				if id, ok := l.(*ast.Ident); ok {
+					assigned[info.Uses[id]] = true
+				}
+			}
+		case *ast.IncDecStmt:
+			if id, ok := c.X.(*ast.Ident); ok {
+				assigned[info.Uses[id]] = true
+			}
+		}
+		return true
+	})
+	if len(captured) == 0 {
+		return
+	}
+	var copies []string
+	for _, v := range vars {
+		id, ok := v.(*ast.Ident)
+		if !ok || !captured[id.Name] {
+			continue
+		}
+		if threeClause && assigned[info.Defs[id]] {
+			return
+		}
+		copies = append(copies, fmt.Sprintf("%s := %s; ", id.Name, id.Name))
+	}
+	rw.add(body.Lbrace+1, body.Lbrace+1, " "+strings.Join(copies, "")+rw.markAfter(body.Lbrace+1))
 }
 
 func (rw *rewriter) refuseAt(pos token.Pos, msg string) {

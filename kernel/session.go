@@ -479,7 +479,7 @@ func (s *Session) prepare(n int, c Chunk, localImports map[string]bool) (*prepar
 				// and define main() from it; an empty statement first avoids that.
 				lead = ";"
 			}
-			if needsHoist(st) {
+			if needsHoist(st, s.tenv != nil) {
 				p.units = append(p.units, s.hoist(src, pos.Line, pos.Column, line)...)
 				continue
 			}
