@@ -34,7 +34,9 @@ import (
 //     (constant min and max become their value);
 //   - slices.Sort, IsSorted, Min, Max and BinarySearch, and cmp.Compare and
 //     cmp.Less, compare with a func declared for their element type (see
-//     slicesExtra);
+//     slicesExtra); slices.Delete, DeleteFunc, Compact, CompactFunc, Grow,
+//     Concat and maps.Clone, whose source yaegi fails on, call funcs
+//     written for their types;
 //   - a call of a generic func declared in a cell or of slices, maps and
 //     cmp gets its inferred type arguments written out.
 //
@@ -499,6 +501,14 @@ func (rw *rewriter) call(c *ast.CallExpr) {
 			if len(c.Args) == 2 {
 				rw.compareCall(c, fn.Name() == "Less")
 			}
+		case "slices.Delete", "slices.DeleteFunc", "slices.Compact", "slices.CompactFunc", "slices.Grow", "slices.Concat", "maps.Clone":
+			// yaegi's source of these fails ("invalid type in assignment",
+			// a nil interface conversion): call a func written for the type.
+			if inst, ok := info.Instances[f.Sel]; ok && inst.TypeArgs.Len() > 0 {
+				if h, ok := rw.helper(fn.Pkg().Path()+"."+fn.Name(), inst.TypeArgs.At(0)); ok {
+					rw.replace(f.Pos(), f.End(), h)
+				}
+			}
 		default:
 			// yaegi infers a type argument from an argument of that type
 			// (E of slices.Index(s, v)), not from a core type (E of
@@ -655,7 +665,7 @@ func (rw *rewriter) helper(kind string, t types.Type) (string, bool) {
 	}
 	var decl string
 	rw.env.seq++
-	name := fmt.Sprintf("memlab_%s%d", kind, rw.env.seq)
+	name := fmt.Sprintf("memlab_%s%d", strings.ReplaceAll(kind, ".", "_"), rw.env.seq)
 	isFloat := false
 	if b, ok := t.Underlying().(*types.Basic); ok && b.Info()&types.IsFloat != 0 {
 		isFloat = true
@@ -695,9 +705,52 @@ func (rw *rewriter) helper(kind string, t types.Type) (string, bool) {
 		}
 		decl = fmt.Sprintf("func %s(a, b %s) int { %sif a < b { return -1 }; if a > b { return 1 }; return 0 }", name, te, nan)
 	}
+	if decl == "" {
+		decl = rw.genericHelper(kind, name, te, t)
+		if decl == "" {
+			return "", false
+		}
+	}
 	rw.newHlp[key] = name
 	rw.needs[0] = append(rw.needs[0], decl)
 	return name, true
+}
+
+// sliceHelpers are the bodies of the slices and maps funcs written for one
+// type (S the slice or map type, E the element, K and V a map's key and
+// value), with Go 1.22's results: removed elements zeroed, nil for nil.
+var sliceHelpers = map[string]string{
+	"slices.Delete":      "(s S, i, j int) S { _ = s[i:j:len(s)]; n := len(s); s = append(s[:i], s[j:]...); var zero E; for k := len(s); k < n; k++ { s[:n][k] = zero }; return s }",
+	"slices.DeleteFunc":  "(s S, del func(E) bool) S { i := 0; for _, v := range s { if !del(v) { s[i] = v; i++ } }; var zero E; for k := i; k < len(s); k++ { s[k] = zero }; return s[:i] }",
+	"slices.Compact":     "(s S) S { if len(s) < 2 { return s }; i := 1; for k := 1; k < len(s); k++ { if s[k] != s[k-1] { s[i] = s[k]; i++ } }; var zero E; for k := i; k < len(s); k++ { s[k] = zero }; return s[:i] }",
+	"slices.CompactFunc": "(s S, eq func(E, E) bool) S { if len(s) < 2 { return s }; i := 1; for k := 1; k < len(s); k++ { if !eq(s[k], s[i-1]) { s[i] = s[k]; i++ } }; var zero E; for k := i; k < len(s); k++ { s[k] = zero }; return s[:i] }",
+	"slices.Grow":        "(s S, n int) S { if n < 0 { panic(\"cannot be negative\") }; if n -= cap(s) - len(s); n > 0 { s = append(s[:cap(s)], make([]E, n)...)[:len(s)] }; return s }",
+	"slices.Concat":      "(ss ...S) S { size := 0; for _, s := range ss { size += len(s) }; var r S; if size > 0 { r = make(S, 0, size) }; for _, s := range ss { r = append(r, s...) }; return r }",
+	"maps.Clone":         "(m S) S { if m == nil { return nil }; r := make(S, len(m)); for k, v := range m { r[k] = v }; return r }",
+}
+
+// genericHelper declares a func of sliceHelpers for the type t (written te).
+func (rw *rewriter) genericHelper(kind, name, te string, t types.Type) string {
+	body, ok := sliceHelpers[kind]
+	if !ok {
+		return ""
+	}
+	var elem types.Type
+	switch u := t.Underlying().(type) {
+	case *types.Slice:
+		elem = u.Elem()
+	case *types.Map:
+		elem = u.Elem()
+	default:
+		return ""
+	}
+	et, ok := rw.typeExpr(elem)
+	if !ok {
+		return ""
+	}
+	body = strings.NewReplacer(" S)", " "+te+")", " S ", " "+te+" ", "(S)", "("+te+")", "S,", te+",", "var r S;", "var r "+te+";",
+		"func(E)", "func("+et+")", "func(E, E)", "func("+et+", "+et+")", "zero E;", "zero "+et+";", "[]E,", "[]"+et+",", "...S)", "..."+te+")").Replace(body)
+	return "func " + name + body
 }
 
 // typeExpr writes a type as the cell can name it: packages by the cell's
