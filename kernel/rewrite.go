@@ -38,7 +38,9 @@ import (
 //     Concat and maps.Clone, whose source yaegi fails on, call funcs
 //     written for their types;
 //   - a call of a generic func declared in a cell or of slices, maps and
-//     cmp gets its inferred type arguments written out.
+//     cmp gets its inferred type arguments written out;
+//   - an operand of a cell's type with methods printed by fmt under %d and
+//     kin is given as its underlying value (see printArgs).
 //
 // A type that cannot be written in the cell (an unexported type of another
 // package) leaves the statement as it is. Edited text carries /*line*/
@@ -501,6 +503,8 @@ func (rw *rewriter) call(c *ast.CallExpr) {
 			if len(c.Args) == 2 {
 				rw.compareCall(c, fn.Name() == "Less")
 			}
+		case "fmt.Printf", "fmt.Sprintf", "fmt.Fprintf", "fmt.Errorf":
+			rw.printArgs(c, fn.Name(), "f")
 		case "slices.Delete", "slices.DeleteFunc", "slices.Compact", "slices.CompactFunc", "slices.Grow", "slices.Concat", "maps.Clone":
 			// yaegi's source of these fails ("invalid type in assignment",
 			// a nil interface conversion): call a func written for the type.
@@ -714,6 +718,87 @@ func (rw *rewriter) helper(kind string, t types.Type) (string, bool) {
 	rw.newHlp[key] = name
 	rw.needs[0] = append(rw.needs[0], decl)
 	return name, true
+}
+
+// printArgs makes fmt print what compiled Go prints for an operand of a
+// cell's type with methods under a verb other than %v %s %q %x %X (which
+// call String): yaegi hands fmt such a value wrapped, and %d prints the
+// wrapper's fields; the operand is given as its underlying basic value.
+// f is "f" for the Printf forms.
+func (rw *rewriter) printArgs(c *ast.CallExpr, name, f string) {
+	if c.Ellipsis.IsValid() {
+		return
+	}
+	args := c.Args
+	if strings.HasPrefix(name, "F") {
+		if len(args) == 0 {
+			return
+		}
+		args = args[1:]
+	}
+	var verbs []rune
+	if f != "" {
+		if len(args) == 0 {
+			return
+		}
+		tv := rw.cc.info.Types[args[0]]
+		if tv.Value == nil || tv.Value.Kind() != constant.String {
+			return
+		}
+		var ok bool
+		if verbs, ok = formatVerbs(constant.StringVal(tv.Value)); !ok {
+			return
+		}
+		args = args[1:]
+	}
+	for i, a := range args {
+		tv, ok := rw.cc.info.Types[a]
+		if !ok || tv.Type == nil {
+			continue
+		}
+		verb := 'v'
+		if f != "" {
+			if i >= len(verbs) {
+				return
+			}
+			verb = verbs[i]
+		}
+		n, ok := tv.Type.(*types.Named)
+		if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "main" || n.NumMethods() == 0 || strings.ContainsRune("vsqxX", verb) {
+			continue
+		}
+		if b, ok := n.Underlying().(*types.Basic); ok {
+			rw.add(a.Pos(), a.Pos(), b.Name()+"(")
+			rw.add(a.End(), a.End(), ")")
+		}
+	}
+}
+
+// formatVerbs returns the verb of each operand of a format, false when the
+// format numbers its operands ("%[2]d") or takes a width or precision
+// from one ("%*d").
+func formatVerbs(format string) ([]rune, bool) {
+	var verbs []rune
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		i++
+		for i < len(format) && strings.IndexByte("+-# 0123456789.", format[i]) >= 0 {
+			i++
+		}
+		if i >= len(format) {
+			break
+		}
+		switch format[i] {
+		case '%':
+			continue
+		case '[', '*':
+			return nil, false
+		}
+		verbs = append(verbs, rune(format[i]))
+	}
+	return verbs, true
 }
 
 // sliceHelpers are the bodies of the slices and maps funcs written for one
