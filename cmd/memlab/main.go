@@ -15,6 +15,7 @@
 //	memlab calibrate -data PATH [-per-task N] [-seed S] [-write FILE.csv] [-human FILE.csv] [-kind knowme|clonemem] [-model M] [-rubric FILE] [-threshold T] [-workers N]
 //	memlab reproduce [-o DIR] MANIFEST
 //	memlab kernel [-store FILE | -no-store] [-quiet] [-isolate=false] CONNECTION_FILE
+//	memlab kernel extend [-o BINARY] [-name KERNELNAME] [-prefix P] [-src DIR] MODULE@VERSION... | -list
 //	memlab install [--user | --prefix P] [--name N]
 //	memlab cache stats|clear [-older-than D] [-path FILE]
 //	memlab fake-openai [-addr HOST:PORT] [server options]
@@ -127,6 +128,15 @@
 // writes that kernelspec (kernel.json with this binary's absolute path) into
 // the user's Jupyter data directory, or under --prefix P/share/jupyter.
 //
+// kernel extend builds a memlab binary whose kernel can also import the
+// packages of the given modules (MODULE@VERSION, as go get takes them):
+// it generates their yaegi symbol tables, builds cmd/memlab from memlab's
+// source with them (the go toolchain is needed; -src names the source when
+// the binary cannot find it) into -o BINARY (default: inside the
+// kernelspec directory) and installs it as kernelspec KERNELNAME (default
+// memlab-LAST, LAST the module's last path element). -list prints the
+// packages this binary's kernel has symbols for.
+//
 // fake-openai serves the in-repo fake OpenAI-compatible server (scripted
 // answers, latency, faults) for smoke tests: point OPENAI_BASE_URL at it.
 //
@@ -174,6 +184,7 @@ const usage = `usage:
                    [-model M] [-rubric FILE] [-threshold T] [-workers N]
   memlab reproduce [-o DIR] MANIFEST
   memlab kernel [-store FILE | -no-store] [-quiet] [-isolate=false] CONNECTION_FILE
+  memlab kernel extend [-o BINARY] [-name KERNELNAME] [-prefix P] [-src DIR] MODULE@VERSION... | -list
   memlab install [--user | --prefix P] [--name N]
   memlab cache stats|clear [-older-than D] [-path FILE]
   memlab fake-openai [-addr HOST:PORT] [server options, see -h]
@@ -225,6 +236,11 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	case "reproduce":
 		err = cmdReproduce(rest, stdout, stderr)
 	case "kernel":
+		if len(rest) > 0 && rest[0] == "extend" {
+			cmd += " extend"
+			err = cmdKernelExtend(rest[1:], stdout, stderr)
+			break
+		}
 		err = cmdKernel(rest, stderr)
 	case "install":
 		err = cmdInstall(rest, stdout, stderr)
