@@ -44,7 +44,3 @@ func TestImportUnknownMemlabAndStdPackage(t *testing.T) {
 		t.Errorf("std-like path: %s", ce.Msg)
 	}
 }
-
-func TestImportHelpText(t *testing.T) {
-	t.Log(importHelp("github.com/google/uuid", nil))
-}

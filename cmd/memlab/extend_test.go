@@ -148,6 +148,22 @@ func TestKernelExtendBuildsAKernelWithUUID(t *testing.T) {
 		t.Errorf("%s kernel extend -list: %v\n%s", bin, err, list)
 	}
 
+	// Extending the extended binary keeps uuid (it finds memlab's source
+	// from where it was built too).
+	bin2 := filepath.Join(dir, "memlab2")
+	again := exec.Command(bin, "kernel", "extend", "-prefix", prefix, "-o", bin2, "github.com/dustin/go-humanize@v1.1.0")
+	if out, err := again.CombinedOutput(); err != nil {
+		t.Fatalf("%s kernel extend: %v\n%s", bin, err, out)
+	}
+	list, err = exec.Command(bin2, "kernel", "extend", "-list").Output()
+	if err != nil || !strings.Contains(string(list), "github.com/google/uuid\n") || !strings.Contains(string(list), "github.com/dustin/go-humanize\n") {
+		t.Errorf("%s kernel extend -list: %v\n%s", bin2, err, list)
+	}
+	if b, err := os.ReadFile(filepath.Join(prefix, "share", "jupyter", "kernels", "memlab-go-humanize", "kernel.json")); err != nil ||
+		!strings.Contains(string(b), `"Go (memlab) + uuid, go-humanize"`) {
+		t.Errorf("second kernelspec: %v\n%s", err, b)
+	}
+
 	const py = "/usr/bin/python3"
 	if err := exec.Command(py, "-c", "import jupyter_client").Run(); err != nil {
 		t.Logf("jupyter_client missing (apt-get install python3-jupyter-client): not starting the kernelspec: %v", err)
