@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // CellError is an error of a cell, located in the cell's own coordinates.
@@ -145,14 +146,135 @@ func ename(err error) string {
 	return "Error"
 }
 
-// traceback lists the error line then the panic frames.
+// traceback lists the error line then the panic frames. Of a crash, it
+// keeps only the Go frames of compiled code a cell called (see
+// userFrames): the interpreter's own are in the runtime's report, which
+// the message names.
 func traceback(err error) []string {
 	tb := []string{err.Error()}
 	var ce *CellError
 	if errors.As(err, &ce) {
-		for _, t := range ce.Trace {
+		trace := ce.Trace
+		if ce.Kind == "crash" && len(trace) > 0 {
+			trace = append(userFrames(trace), "(the interpreter's and the Go runtime's frames are left out: the runtime's report has them)")
+		}
+		for _, t := range trace {
 			tb = append(tb, "  "+t)
 		}
 	}
 	return tb
+}
+
+// internalFrameRE matches the function line of a Go stack frame that is
+// the interpreter's, the runtime's or memlab's session machinery.
+var internalFrameRE = regexp.MustCompile(`^(github\.com/traefik/yaegi/|runtime\.|runtime/|reflect\.|panic\(|github\.com/memlab/memlab/(kernel|internal)/|created by github\.com/traefik/yaegi/)`)
+
+// userFrames keeps, of a Go runtime stack trace (function lines each
+// followed by a tab-indented file line), the frames of compiled code
+// outside the interpreter and the runtime, and drops the goroutine
+// headers and the "..." of a cut trace.
+func userFrames(trace []string) []string {
+	var out []string
+	keep := false
+	for _, l := range trace {
+		switch {
+		case strings.HasPrefix(l, "\t") || strings.HasPrefix(l, " "):
+			if keep {
+				out = append(out, l)
+			}
+		case strings.HasPrefix(l, "goroutine ") || l == "...":
+			keep = false
+		default:
+			keep = !internalFrameRE.MatchString(l)
+			if keep {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// explainError puts a cell error in the user's terms before it leaves the
+// session: an import the kernel has no symbols for (explainImport) and a
+// runtime panic worded by yaegi's reflection (explainPanic). Session.exec
+// calls it on every evaluation error.
+func (s *Session) explainError(ce *CellError) {
+	s.explainImport(ce)
+	explainPanic(ce)
+}
+
+// reflectPanics maps panics that yaegi v0.16.1 raises through package
+// reflect to the runtime error compiled Go raises for the same code.
+var reflectPanics = []struct {
+	re  *regexp.Regexp
+	msg string
+}{
+	{regexp.MustCompile(`^reflect: (slice|array|string) index out of range$`),
+		"runtime error: index out of range (yaegi v0.16.1 does not say the index and length)"},
+	{regexp.MustCompile(`^reflect\.Value\.Slice3?: slice index out of bounds$`),
+		"runtime error: slice bounds out of range (yaegi v0.16.1 does not say the bounds)"},
+	{regexp.MustCompile(`^reflect: Method on nil interface value$`),
+		"runtime error: invalid memory address or nil pointer dereference (a method called on a nil interface value)"},
+	{regexp.MustCompile(`^reflect: call of reflect\.Value\.Field on zero Value$`),
+		"runtime error: invalid memory address or nil pointer dereference (a field of a nil pointer)"},
+}
+
+// explainPanic rewrites the message of a panic: yaegi's reflect wording of
+// a runtime error becomes Go's, and a position in yaegi's encoding inside
+// the panic value ("5000003:1: interface conversion: ...") becomes cell
+// coordinates, or goes when it is the failing line itself. Err keeps
+// yaegi's error as it was.
+func explainPanic(ce *CellError) {
+	if ce == nil || ce.Kind != "panic" || !strings.HasPrefix(ce.Msg, "panic: ") {
+		return
+	}
+	v := strings.TrimPrefix(ce.Msg, "panic: ")
+	if cell, line, rest, ok := splitPos(v, ce.Cell); ok && cell == ce.Cell && (line == ce.Line || ce.Line == 0) {
+		v = rest
+	}
+	v = cleanMsg(v, ce.Cell)
+	for _, p := range reflectPanics {
+		if p.re.MatchString(v) {
+			v = p.msg
+			break
+		}
+	}
+	ce.Msg = "panic: " + v
+}
+
+// cellRefRE matches a reference to a cell in an error's message or frames.
+var cellRefRE = regexp.MustCompile(`\bcell (\d+)\b`)
+
+// RenumberCells returns err with the cells it names numbered by number:
+// a front end whose own execution counts differ from the session's (a
+// Jupyter kernel counts only the cells stored in history, and a worker
+// process restarted after a crash counts from 1 again) shows the error in
+// its numbering. number returns false for a cell it does not know, which
+// keeps its number. A *CellError (err or one it wraps) is copied with its
+// Cell and the "cell N" of Msg and Trace renumbered, and returned unwrapped;
+// any other error is returned as it is.
+func RenumberCells(err error, number func(cell int) (int, bool)) error {
+	var ce *CellError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	re := func(s string) string {
+		return cellRefRE.ReplaceAllStringFunc(s, func(m string) string {
+			c, _ := strconv.Atoi(m[len("cell "):])
+			if n, ok := number(c); ok {
+				return "cell " + strconv.Itoa(n)
+			}
+			return m
+		})
+	}
+	cp := *ce
+	if n, ok := number(ce.Cell); ok {
+		cp.Cell = n
+	}
+	cp.Msg = re(ce.Msg)
+	cp.Trace = nil
+	for _, t := range ce.Trace {
+		cp.Trace = append(cp.Trace, re(t))
+	}
+	return &cp
 }

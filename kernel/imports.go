@@ -19,7 +19,7 @@ var unknownImportRE = regexp.MustCompile(`unable to find source related to: "([^
 // memlabModule is the module path of memlab's own packages.
 const memlabModule = "github.com/memlab/memlab"
 
-// explainImport rewrites the message of a cell error that is yaegi's
+// explainImport (called by explainError) rewrites the message of a cell error that is yaegi's
 // "unable to find source" for an import into one naming the package, the
 // packages this session has symbols for and the command that builds a
 // kernel including it. Other errors are left alone.

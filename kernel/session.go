@@ -419,7 +419,7 @@ func (s *Session) exec(ctx context.Context, n int, src string) (string, *CellErr
 				s.explainLoop(cerr, u.text)
 				cerr = rw.explain(cerr)
 				hint(cerr, u.text)
-				s.explainImport(cerr) // imports.go
+				s.explainError(cerr) // errors.go: imports and panics in the user's terms
 				if cerr.Kind != "compile" && p.chunk.Kind != ChunkStmt {
 					s.commit(n, p) // the declarations exist; a var initializer failed
 				}
