@@ -73,6 +73,12 @@ func cmdKernelExtend(args []string, stdout, stderr io.Writer) error {
 	if *name == "" {
 		*name = defaultExtendName(mods[len(kernelExtensions)].path)
 	}
+	if !kernelNameRE.MatchString(*name) {
+		return usagef("-name %q: want letters, digits, '.', '_' or '-'", *name)
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		return fmt.Errorf("kernel extend builds memlab with the Go toolchain, and there is no go command on PATH: %w", err)
+	}
 	kdir, err := jupyter.KernelsDir(*prefix)
 	if err != nil {
 		return err
@@ -105,6 +111,9 @@ func cmdKernelExtend(args []string, stdout, stderr io.Writer) error {
 type extendArg struct{ path, version string }
 
 func (a extendArg) String() string { return a.path + "@" + a.version }
+
+// kernelNameRE is what jupyter.Install takes as a kernelspec name.
+var kernelNameRE = regexp.MustCompile(`^[a-zA-Z0-9._-]+$`)
 
 var importPathRE = regexp.MustCompile(`^[a-zA-Z0-9][-a-zA-Z0-9_.~+]*(/[-a-zA-Z0-9_.~+]+)*$`)
 

@@ -19,6 +19,7 @@ func TestKernelExtendUsageErrors(t *testing.T) {
 		{[]string{"kernel", "extend", "github.com/google/uuid@"}, "want MODULE@VERSION"},
 		{[]string{"kernel", "extend", "strings@latest"}, "outside the standard library"},
 		{[]string{"kernel", "extend", "github.com/memlab/memlab/runs@latest"}, "in every kernel already"},
+		{[]string{"kernel", "extend", "-name", "bad name", "github.com/google/uuid@v1.6.0"}, `-name "bad name"`},
 	}
 	for _, c := range cases {
 		code, _, stderr := memlab(t, c.args...)
