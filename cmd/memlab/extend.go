@@ -66,12 +66,16 @@ func cmdKernelExtend(args []string, stdout, stderr io.Writer) error {
 	if len(pos) == 0 {
 		return usagef("kernel extend takes one or more MODULE@VERSION arguments (e.g. github.com/google/uuid@v1.6.0)")
 	}
+	added, err := parseExtendArgs(pos)
+	if err != nil {
+		return err
+	}
 	mods, err := parseExtendArgs(append(append([]string(nil), kernelExtensions...), pos...))
 	if err != nil {
 		return err
 	}
 	if *name == "" {
-		*name = defaultExtendName(mods[len(kernelExtensions)].path)
+		*name = defaultExtendName(added[0].path)
 	}
 	if !kernelNameRE.MatchString(*name) {
 		return usagef("-name %q: want letters, digits, '.', '_' or '-'", *name)

@@ -199,3 +199,15 @@ func TestKernelExtendBuildsAKernelWithUUID(t *testing.T) {
 		t.Errorf("kernelspec memlab-uuid through jupyter_client: %+v", got)
 	}
 }
+
+// A binary's own extensions come first; an argument naming one of them
+// again replaces its version.
+func TestParseExtendArgsMergesRepeats(t *testing.T) {
+	got, err := parseExtendArgs([]string{"github.com/google/uuid@v1.6.0", "github.com/rs/xid@v1.6.0", "github.com/google/uuid@v1.5.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].String() != "github.com/google/uuid@v1.5.0" || got[1].String() != "github.com/rs/xid@v1.6.0" {
+		t.Errorf("parseExtendArgs = %v", got)
+	}
+}
