@@ -177,7 +177,7 @@ func sameTranscript(got, want string) bool {
 // exportImporter is a go/types importer reading the export data the go
 // command builds for the packages and their dependencies.
 func exportImporter(modDir string, pkgs []string) (types.Importer, error) {
-	set := map[string]bool{"fmt": true, "strconv": true}
+	set := map[string]bool{"fmt": true, "reflect": true, "strconv": true}
 	for _, spec := range pkgs {
 		f := strings.Fields(spec)
 		path, err := strconv.Unquote(f[len(f)-1])

@@ -169,7 +169,7 @@ func (p *goProgram) source(pkg string, show func(i int) bool) string {
 	for _, im := range imps {
 		fmt.Fprintf(&b, "\t%s\n", im)
 	}
-	b.WriteString("\tcorpusfmt \"fmt\"\n\tcorpusstrconv \"strconv\"\n)\n\n")
+	b.WriteString("\tcorpusfmt \"fmt\"\n\tcorpusreflect \"reflect\"\n\tcorpusstrconv \"strconv\"\n)\n\n")
 	for _, d := range p.decls {
 		b.WriteString(d + "\n\n")
 	}
@@ -198,19 +198,19 @@ func (p *goProgram) source(pkg string, show func(i int) bool) string {
 	return b.String()
 }
 
-// corpusShowSource prints a trailing value as the kernel's formatValue
-// renders CellResult.Value and the corpus runner writes it: "=> " and the
-// value, strings quoted, nothing for a nil interface.
+// corpusShowSource prints a trailing value as the kernel shows
+// CellResult.Value and the corpus runner writes it: "=> " and the value with
+// %v, a value of a string kind without a String method quoted, nothing for
+// a nil interface.
 const corpusShowSource = `func corpusShow(v any) {
 	if v == nil {
 		return
 	}
-	if s, ok := v.(string); ok {
-		corpusfmt.Printf("=> %s\n", corpusstrconv.Quote(s))
+	_, stringer := v.(corpusfmt.Stringer)
+	if rv := corpusreflect.ValueOf(v); rv.Kind() == corpusreflect.String && !stringer {
+		corpusfmt.Printf("=> %s\n", corpusstrconv.Quote(rv.String()))
 		return
 	}
 	corpusfmt.Printf("=> %v\n", v)
 }
-
-var _ = corpusstrconv.Quote
 `

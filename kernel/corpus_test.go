@@ -31,6 +31,9 @@ func (r corpusResult) status() string {
 	if r.Pass {
 		return "pass"
 	}
+	if r.Cause == "" || r.Cause == r.Kind {
+		return "fails-before: " + r.Kind
+	}
 	return "fails-before: " + r.Kind + ": " + r.Cause
 }
 
@@ -77,7 +80,7 @@ func runSnippet(t testing.TB, s *snippet, literal bool) corpusResult {
 		if sameTranscript(res.Got, s.Want) {
 			res.Pass = true
 		} else {
-			res.Kind, res.Cause = "wrong output", "wrong output"
+			res.Kind = "wrong output"
 		}
 	}
 	return res
@@ -97,21 +100,23 @@ func classify(ce *CellError) string {
 }
 
 var (
-	causeQuotedRE = regexp.MustCompile(`"[^"]*"`)
-	causeNumRE    = regexp.MustCompile(`\b\d+\b`)
+	causeSelectorRE  = regexp.MustCompile(`undefined selector:? (\w+)\.\w+`)
+	causeTypeParamRE = regexp.MustCompile(`undefined type for [A-Z]\w*`)
+	causePosRE       = regexp.MustCompile(`^(\d+:\d+: )+`)
+	causeInternalRE  = regexp.MustCompile(`internal error "(.*?)"\)`)
+	causeNumRE       = regexp.MustCompile(`\b\d+\b`)
 )
 
 // normalizeCause shortens an error message to what groups snippets failing
-// the same way: quoted text and numbers become placeholders, yaegi's
-// hints after the first " (" or ";" are dropped.
+// the same way: positions dropped, numbers become N, an internal error is
+// the text of yaegi's panic, other messages lose the hints after the first
+// " (" or ";".
 func normalizeCause(msg string) string {
-	if i := strings.Index(msg, "internal error"); i >= 0 {
+	msg = strings.TrimPrefix(msg, "panic: ")
+	msg = causePosRE.ReplaceAllString(msg, "")
+	if m := causeInternalRE.FindStringSubmatch(msg); m != nil {
 		// yaegi failed to compile this code (internal error "..."): keep the panic's text
-		rest := msg[i:]
-		if j := strings.Index(rest, ");"); j >= 0 {
-			rest = rest[:j+1]
-		}
-		msg = rest
+		msg = m[1]
 	} else {
 		if i := strings.Index(msg, " ("); i > 0 {
 			msg = msg[:i]
@@ -121,6 +126,11 @@ func normalizeCause(msg string) string {
 		}
 	}
 	msg = strings.Join(strings.Fields(msg), " ")
+	msg = causeSelectorRE.ReplaceAllString(msg, "undefined selector: $1.*")
+	msg = causeTypeParamRE.ReplaceAllString(msg, "undefined type for a type parameter")
+	if strings.HasPrefix(msg, "not a generic type: func") {
+		msg = "not a generic type: func..."
+	}
 	msg = causeNumRE.ReplaceAllString(msg, "N")
 	if len(msg) > 90 {
 		msg = msg[:90] + "..."
@@ -152,6 +162,8 @@ func TestCorpus(t *testing.T) {
 			t.Errorf("%s (%s.txt:%d) is recorded as passing but fails: %s: %s\ngot:\n%s\nwant:\n%s", s.Name, s.File, s.Line, r.Kind, r.Msg, r.Got, s.Want)
 		case !s.wantsPass() && r.Pass:
 			newly = append(newly, s.Name)
+		case !r.Pass && os.Getenv("MEMLAB_CORPUS_VERBOSE") == "1":
+			t.Logf("%s (%s.txt:%d) fails as recorded: %s\n%s\ngot:\n%s\nwant:\n%s", s.Name, s.File, s.Line, r.status(), r.Msg, r.Got, s.Want)
 		}
 	}
 	if len(newly) > 0 {
@@ -268,7 +280,10 @@ func corpusReport(all []*snippet, before, after map[string]corpusResult) string 
 				continue
 			}
 			kinds[r.Kind]++
-			key := r.Kind + ": " + r.Cause
+			key := r.Kind
+			if r.Cause != "" {
+				key += ": " + r.Cause
+			}
 			causes[key] = append(causes[key], s.Name)
 		}
 		fmt.Fprintf(&b, "\n## Failures %s by kind\n\n| kind | snippets |\n| --- | --- |\n", side.name)
@@ -287,7 +302,7 @@ func corpusReport(all []*snippet, before, after map[string]corpusResult) string 
 		if r.Pass {
 			return "pass"
 		}
-		return strings.ReplaceAll(r.Kind+": "+r.Cause, "|", `\|`)
+		return strings.ReplaceAll(strings.TrimPrefix(r.status(), "fails-before: "), "|", `\|`)
 	}
 	for _, s := range all {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", s.Name, s.File, s.Go, cell(before[s.Name]), cell(after[s.Name]))
