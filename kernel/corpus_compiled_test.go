@@ -221,6 +221,9 @@ var showMarkRE = regexp.MustCompile(`// corpus:show (\d+)$`)
 // typedSource type-checks p with its trailing expressions as statements,
 // then renders it with corpusShow around those that have one value.
 func typedSource(p *goProgram, pkg string, imp types.Importer) (string, error) {
+	if err := p.planHoist(pkg, imp); err != nil {
+		return "", err
+	}
 	first := p.source(pkg, func(int) bool { return false })
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, pkg+".go", first, parser.ParseComments)

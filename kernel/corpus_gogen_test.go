@@ -16,6 +16,9 @@ type goProgram struct {
 	imports []string // import specs as written (`"fmt"`, `m "math"`)
 	decls   []string // package-level declarations
 	body    []bodyPart
+	funcIDs map[string]bool   // identifiers the funcs and methods use
+	hoisted map[string]string // hoisted name -> its type
+	extra   []string          // imports added to name hoisted types
 }
 
 // bodyPart is one statement of CorpusRun, or the opening of a block (a
@@ -27,12 +30,20 @@ type bodyPart struct {
 	open   bool // "{" of a nested block
 	cell   int  // 1-based cell
 	marker int  // index of a show candidate, for the type check
+
+	// A top-level x, y := e or var x = e, which hoist.go may move to
+	// package level when a func uses one of its names.
+	names  []string // the names declared, "_" kept, in order
+	rhs    string   // the right side as written
+	rhsIDs []string // the identifiers the right side uses
+	hoist  bool     // the statement assigns package-level vars
+	types  []string // with hoist: each name's type ("" for "_")
 }
 
 // toGo converts s. It fails on what the kernel would reject before running
 // (a syntax error) or what has no compiled counterpart.
 func toGo(s *snippet) (*goProgram, error) {
-	p := &goProgram{}
+	p := &goProgram{funcIDs: map[string]bool{}}
 	seenImport := map[string]bool{}
 	defined := map[string]bool{} // names CorpusRun declares so far
 	shows := 0
@@ -72,6 +83,14 @@ func toGo(s *snippet) (*goProgram, error) {
 					return src[fset.Position(n.Pos()).Offset:fset.Position(n.End()).Offset]
 				}
 				for _, d := range f.Decls {
+					if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+						ast.Inspect(fd.Body, func(n ast.Node) bool {
+							if id, ok := n.(*ast.Ident); ok {
+								p.funcIDs[id.Name] = true
+							}
+							return true
+						})
+					}
 					gd, ok := d.(*ast.GenDecl)
 					if !ok || gd.Tok != token.VAR {
 						p.decls = append(p.decls, text(d))
@@ -85,7 +104,12 @@ func toGo(s *snippet) (*goProgram, error) {
 						}
 						if vs.Type == nil {
 							// var x = e: a local of CorpusRun.
-							parts = append(parts, bodyPart{text: "var " + text(vs), cell: ci + 1})
+							var vals []string
+							for _, v := range vs.Values {
+								vals = append(vals, text(v))
+							}
+							parts = append(parts, bodyPart{text: "var " + text(vs), cell: ci + 1,
+								names: names, rhs: strings.Join(vals, ", "), rhsIDs: idents(vs.Values)})
 							for _, n := range names {
 								newNames[n] = true
 							}
@@ -121,11 +145,20 @@ func toGo(s *snippet) (*goProgram, error) {
 					switch st := st.(type) {
 					case *ast.AssignStmt:
 						if st.Tok == token.DEFINE {
+							var vals []string
 							for _, l := range st.Lhs {
-								if id, ok := l.(*ast.Ident); ok && id.Name != "_" {
-									newNames[id.Name] = true
+								if id, ok := l.(*ast.Ident); ok {
+									bp.names = append(bp.names, id.Name)
+									if id.Name != "_" {
+										newNames[id.Name] = true
+									}
 								}
 							}
+							for _, v := range st.Rhs {
+								vals = append(vals, src[fset.Position(v.Pos()).Offset:fset.Position(v.End()).Offset])
+							}
+							bp.rhs = strings.Join(vals, ", ")
+							bp.rhsIDs = idents(st.Rhs)
 						}
 					case *ast.DeclStmt:
 						if gd, ok := st.Decl.(*ast.GenDecl); ok {
@@ -157,6 +190,20 @@ func toGo(s *snippet) (*goProgram, error) {
 	return p, nil
 }
 
+// idents lists the identifiers used in es.
+func idents(es []ast.Expr) []string {
+	var out []string
+	for _, e := range es {
+		ast.Inspect(e, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				out = append(out, id.Name)
+			}
+			return true
+		})
+	}
+	return out
+}
+
 // source renders the package named pkg; show[i] says whether show
 // candidate i is wrapped in corpusShow (it has one value) or left as a
 // statement (a call without results, or the first pass of the type check,
@@ -170,13 +217,36 @@ func (p *goProgram) source(pkg string, show func(i int) bool) string {
 		fmt.Fprintf(&b, "\t%s\n", im)
 	}
 	b.WriteString("\tcorpusfmt \"fmt\"\n\tcorpusreflect \"reflect\"\n\tcorpusstrconv \"strconv\"\n)\n\n")
+	for _, im := range p.extra {
+		fmt.Fprintf(&b, "import %s\n\n", im)
+	}
 	for _, d := range p.decls {
 		b.WriteString(d + "\n\n")
+	}
+	for _, n := range sortedKeys(p.hoisted) {
+		fmt.Fprintf(&b, "var %s %s\n\n", n, p.hoisted[n])
 	}
 	b.WriteString("// CorpusRun runs the cells' statements in order.\nfunc CorpusRun() {\n")
 	open := 0
 	cell := 0
+	scope := map[string]bool{} // names declared in the current block
 	for _, bp := range p.body {
+		if bp.hoist {
+			// x, err := e with x hoisted: declare the others, then assign.
+			for i, n := range bp.names {
+				if _, up := p.hoisted[n]; n != "_" && !up && !scope[n] {
+					fmt.Fprintf(&b, "var %s %s\n", n, bp.types[i])
+				}
+			}
+			for _, n := range bp.names {
+				scope[n] = true
+			}
+			fmt.Fprintf(&b, "%s = %s\n", strings.Join(bp.names, ", "), bp.rhs)
+			continue
+		}
+		for _, n := range bp.names {
+			scope[n] = true
+		}
 		if bp.cell != cell {
 			cell = bp.cell
 			fmt.Fprintf(&b, "// cell %d\n", cell)
@@ -185,6 +255,7 @@ func (p *goProgram) source(pkg string, show func(i int) bool) string {
 		case bp.open:
 			b.WriteString("{\n")
 			open++
+			scope = map[string]bool{}
 		case bp.show && (show == nil || show(bp.marker)):
 			fmt.Fprintf(&b, "corpusShow(%s)\n", bp.text)
 		case bp.show:
