@@ -24,6 +24,7 @@ type corpusResult struct {
 	Cause string // the error's message, normalized (cell and line numbers, names of values left out)
 	Cell  int    // the cell that failed (0 for wrong output)
 	Msg   string // the full error
+	Took  time.Duration
 }
 
 // status is the snippet's status line for this result.
@@ -49,6 +50,7 @@ func runSnippet(t testing.TB, s *snippet, literal bool) corpusResult {
 	}
 	var b strings.Builder
 	res := corpusResult{}
+	start := time.Now()
 	for i, c := range s.Cells {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		r := sess.Exec(ctx, c)
@@ -83,6 +85,7 @@ func runSnippet(t testing.TB, s *snippet, literal bool) corpusResult {
 			res.Kind = "wrong output"
 		}
 	}
+	res.Took = time.Since(start)
 	return res
 }
 
@@ -162,6 +165,9 @@ func TestCorpus(t *testing.T) {
 	for _, s := range all {
 		r := runSnippet(t, s, false)
 		results[s.Name] = r
+		if r.Took > time.Second {
+			t.Logf("%s (%s.txt:%d) took %v: keep snippets under a second", s.Name, s.File, s.Line, r.Took.Round(time.Millisecond))
+		}
 		switch {
 		case s.wantsPass() && !r.Pass:
 			fail("%s (%s.txt:%d) is recorded as passing but fails: %s: %s\ngot:\n%s\nwant:\n%s", s.Name, s.File, s.Line, r.Kind, r.Msg, r.Got, s.Want)
