@@ -3,8 +3,13 @@ package kernel
 import (
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/memlab/memlab/stdlib"
+	yaegistdlib "github.com/traefik/yaegi/stdlib"
 )
 
 // TestParseCorpusFile reads a file with a description, attributes, cells
@@ -93,6 +98,39 @@ func TestNormalizeCause(t *testing.T) {
 	} {
 		if got := normalizeCause(in); got != want {
 			t.Errorf("normalizeCause(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestCorpusImportsHaveSymbols: every package a corpus snippet imports
+// has a symbol table in the session (yaegi's standard library or memlab's
+// stdlib.Symbols), so that a failure is the interpreter's, not a missing
+// package.
+func TestCorpusImportsHaveSymbols(t *testing.T) {
+	all, err := loadCorpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, m := range []map[string]map[string]reflect.Value{yaegistdlib.Symbols, stdlib.Symbols} {
+		for k := range m {
+			if i := strings.LastIndex(k, "/"); i > 0 {
+				have[k[:i]] = true
+			}
+		}
+	}
+	for _, s := range all {
+		p, err := toGo(s)
+		if err != nil {
+			t.Errorf("%s: %v", s.Name, err)
+			continue
+		}
+		for _, im := range p.imports {
+			f := strings.Fields(im)
+			path, _ := strconv.Unquote(f[len(f)-1])
+			if !have[path] {
+				t.Errorf("%s (%s.txt:%d) imports %s, which has no symbol table in the session", s.Name, s.File, s.Line, path)
+			}
 		}
 	}
 }
