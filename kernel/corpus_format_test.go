@@ -19,7 +19,7 @@ type snippet struct {
 	File     string   // file name under corpusDir, without ".txt": the category
 	Name     string   // unique name in the corpus
 	Line     int      // line of the "-- name --" header in File
-	Status   string   // "pass" or "fails-before: KIND: CAUSE" as recorded
+	Status   string   // "pass" or "fails: KIND: CAUSE" as recorded
 	Go       string   // "" or the Go version the snippet needs beyond 1.22 ("1.23")
 	Cells    []string // cell sources, in order
 	Want     string   // expected transcript: stdout, "=> value" lines, a "panic: " line
@@ -146,8 +146,8 @@ func loadCorpus() ([]*snippet, error) {
 			if !s.HasWant {
 				return nil, fmt.Errorf("corpus: %s: snippet %q has no %q line", where, s.Name, wantLine)
 			}
-			if s.Status != "pass" && !strings.HasPrefix(s.Status, "fails-before") {
-				return nil, fmt.Errorf("corpus: %s: snippet %q: status %q is neither \"pass\" nor \"fails-before: ...\"", where, s.Name, s.Status)
+			if s.Status != "pass" && !strings.HasPrefix(s.Status, "fails") {
+				return nil, fmt.Errorf("corpus: %s: snippet %q: status %q is neither \"pass\" nor \"fails: ...\"", where, s.Name, s.Status)
 			}
 			for j, c := range s.Cells {
 				if strings.TrimSpace(c) == "" {

@@ -33,9 +33,9 @@ func (r corpusResult) status() string {
 		return "pass"
 	}
 	if r.Cause == "" || r.Cause == r.Kind {
-		return "fails-before: " + r.Kind
+		return "fails: " + r.Kind
 	}
-	return "fails-before: " + r.Kind + ": " + r.Cause
+	return "fails: " + r.Kind + ": " + r.Cause
 }
 
 // runSnippet runs s's cells in a fresh session with memlab's symbols and
@@ -313,7 +313,7 @@ func corpusReport(all []*snippet, before, after map[string]corpusResult) string 
 		if r.Pass {
 			return "pass"
 		}
-		return strings.ReplaceAll(strings.TrimPrefix(r.status(), "fails-before: "), "|", `\|`)
+		return strings.ReplaceAll(strings.TrimPrefix(r.status(), "fails: "), "|", `\|`)
 	}
 	for _, s := range all {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", s.Name, s.File, s.Go, cell(before[s.Name]), cell(after[s.Name]))
@@ -321,11 +321,4 @@ func corpusReport(all []*snippet, before, after map[string]corpusResult) string 
 	return b.String()
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
+

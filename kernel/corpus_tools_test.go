@@ -16,7 +16,7 @@ import (
 // and want sections (trailing blank lines dropped, an empty want).
 func TestParseCorpusFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "topic.txt")
-	src := "About this topic.\n-- a --\nstatus: pass\ngo: 1.23\nx := 1\n// %%\nx\n// want:\n=> 1\n\n\n-- b --\nstatus: fails-before: compile error: boom\nprintln()\n// want:\n"
+	src := "About this topic.\n-- a --\nstatus: pass\ngo: 1.23\nx := 1\n// %%\nx\n// want:\n=> 1\n\n\n-- b --\nstatus: fails: compile error: boom\nprintln()\n// want:\n"
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
