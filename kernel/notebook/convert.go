@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 )
 
 // IpynbOptions configures Notebook.Ipynb.
@@ -36,6 +37,15 @@ func (nb *Notebook) Ipynb(opts IpynbOptions) ([]byte, error) {
 	} else {
 		meta["kernelspec"] = nbKernelspec{Name: "memlab", DisplayName: "Go (memlab)", Language: "go"}
 		meta["language_info"] = nbLanguageInfo{Name: "go", FileExtension: ".go", Mimetype: "text/x-go"}
+	}
+	if h := nb.layout.Header; h != nil && !utf8.ValidString(*h) {
+		return nil, fmt.Errorf("notebook: write %s as .ipynb: its header is not UTF-8 text, which an .ipynb cannot hold", nb.Path)
+	}
+	for i := range nb.Cells {
+		c := &nb.Cells[i]
+		if !utf8.ValidString(c.Source + c.Title + c.layout.Marker + c.layout.Text) {
+			return nil, fmt.Errorf("notebook: write %s as .ipynb: cell %d is not UTF-8 text, which an .ipynb cannot hold", nb.Path, i+1)
+		}
 	}
 	if err := setPercentMeta(meta, nb.layout); err != nil {
 		return nil, fmt.Errorf("notebook: write %s as .ipynb: metadata.memlab: %w", nb.Path, err)

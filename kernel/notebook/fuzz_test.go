@@ -49,7 +49,7 @@ var errLineRE = regexp.MustCompile(`^notebook: parse nb\.go:(\d+): `)
 // FuzzParseSource parses a fuzzed percent-format notebook. The cells rejoin
 // to the source modulo what the format drops: the file's lines are the
 // header, then for each cell its marker line and its body, where the body is
-// the cell's Source (a markdown cell's lines with their // markers) starting
+// the cell's Source (a markdown or raw cell's lines with their // markers) starting
 // at Cell.Line, with only blank lines around it. An error names the file
 // and a line of it.
 func FuzzParseSource(f *testing.F) {
@@ -115,7 +115,7 @@ func FuzzParseSource(f *testing.F) {
 			}
 			for j, s := range src {
 				l := body[first+j]
-				if c.Kind == KindMarkdown {
+				if c.Kind != KindCode {
 					l = strings.TrimSpace(l)
 					if l != "" {
 						l = strings.TrimPrefix(strings.TrimPrefix(l, "//"), " ")
