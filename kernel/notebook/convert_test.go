@@ -2,11 +2,15 @@ package notebook
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memlab/memlab/stdlib"
+	"github.com/traefik/yaegi/interp"
 )
 
 // roundTripFiles are the committed .go notebooks: the repository's, this
@@ -283,5 +287,35 @@ func TestEditedCellsLoseTheirRecordedLayout(t *testing.T) {
 	want := "//go:build ignore\n\n// %% tags=[\"parameters\", \"extra\"]\nn := 1\n\n// %% [markdown]\n// y\n\n// %%\nfmt.Println(n)\n"
 	if got := string(back.Percent()); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestRunIpynbConvertsBack: the .ipynb a run writes converts back to the
+// .go file that ran, byte for byte.
+func TestRunIpynbConvertsBack(t *testing.T) {
+	path := filepath.Join("testdata", "travel.go")
+	nb, err := Parse(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), nb, RunOptions{OutDir: t.TempDir(), Symbols: []interp.Exports{stdlib.Symbols}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse(res.Ipynb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := back.Convert(FormatGo, IpynbOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(path)
+	if !bytes.Equal(got, want) {
+		t.Errorf("the run's .ipynb converts back otherwise:\n%s", firstDiff(got, want))
+	}
+	kept, err := back.Convert(FormatIpynb, IpynbOptions{Outputs: true})
+	if err != nil || !bytes.Contains(kept, []byte("travel 3")) {
+		t.Errorf("-outputs lost the run's outputs: %v", err)
 	}
 }
