@@ -21,6 +21,7 @@ func FuzzPercentRoundTrip(f *testing.F) {
 	f.Add([]byte("// %% [markdown]\r\n//x\r\n  // y  \r\n\r\n// %% [parameters] T tags=[\"a\"]\r\nn := 1 \r\n"))
 	f.Add([]byte("// %%\n// %% [md]\n\n// %%tags=[]\n"))
 	f.Add([]byte("//%% A [raw] k={\"a\": [1, 2.5]} tags=[\"é\"]\n// x\r\n\n\n"))
+	f.Add([]byte("// %% title=\"x\"\na := 1\n// %% memlab={\"marker\": \"y\"} lines_to_next_cell=3 tags=[\"q\"]\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		nb, err := ParseSource("nb.go", src)
 		if err != nil {

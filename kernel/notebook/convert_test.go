@@ -319,3 +319,25 @@ func TestRunIpynbConvertsBack(t *testing.T) {
 		t.Errorf("-outputs lost the run's outputs: %v", err)
 	}
 }
+
+// TestMarkerLayoutKeys: on a marker line, title= is the title, and the
+// layout keys of .ipynb metadata (jupytext's lines_to_next_cell, memlab's
+// memlab, as jupytext would copy them from an .ipynb) say nothing.
+func TestMarkerLayoutKeys(t *testing.T) {
+	src := "// %% title=\"Setup\" lines_to_next_cell=3 memlab={\"marker\": \"x\"} k=1\na := 1\n"
+	nb, err := ParseSource("k.go", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := nb.Cells[0]; c.Title != "Setup" || len(c.Metadata) != 1 || c.Metadata["k"] != 1.0 {
+		t.Errorf("cell %+v", c)
+	}
+	if got := nb.Percent(); string(got) != src {
+		t.Errorf("Percent: %q", got)
+	}
+	for _, bad := range []string{"// %% Words title=\"x\"\n", "// %% title=3\n"} {
+		if _, err := ParseSource("k.go", []byte(bad)); err == nil || !strings.Contains(err.Error(), "k.go:1: cell title given as title=") {
+			t.Errorf("%q: err = %v", bad, err)
+		}
+	}
+}

@@ -221,6 +221,18 @@ func parseMarker(rest string) (*Cell, error) {
 		}
 		delete(meta, "tags")
 	}
+	// The layout keys of .ipynb cell metadata (jupytext's, memlab's) say
+	// how another file was written: nothing about this cell.
+	delete(meta, metaLinesToNext)
+	delete(meta, metaMemlab)
+	if t, ok := meta[metaTitle]; ok {
+		s, isString := t.(string)
+		if !isString || title != "" || strings.Contains(s, "\n") {
+			return nil, fmt.Errorf("cell title given as title=%s: want one line of text, and no other title on the marker line", pyJSON(t))
+		}
+		title = s
+		delete(meta, metaTitle)
+	}
 	if len(meta) > 0 {
 		c.Metadata = meta
 	}
