@@ -177,8 +177,9 @@ func FormatOf(path string) string {
 }
 
 // Convert renders the notebook in format (FormatGo or FormatIpynb). A
-// .go rendering is checked to read back as the same cells: a cell whose
-// text would make a marker line (a line "// %%" in its source) is an
+// .go rendering is checked to read back as the same cells (but the blank
+// lines at either end of a code cell, which the .go form drops): a cell
+// whose text would make a marker line (a line "// %%" in its source) is an
 // error naming the cell.
 func (nb *Notebook) Convert(format string, opts IpynbOptions) ([]byte, error) {
 	switch format {
@@ -191,7 +192,11 @@ func (nb *Notebook) Convert(format string, opts IpynbOptions) ([]byte, error) {
 			return nil, fmt.Errorf("notebook: write %s as .go: %w", nb.Path, err)
 		}
 		for i := range nb.Cells {
-			if i >= len(back.Cells) || !sameCell(&back.Cells[i], &nb.Cells[i]) {
+			want := nb.Cells[i]
+			if want.Kind == KindCode {
+				want.Source = trimBlankLines(want.Source)
+			}
+			if i >= len(back.Cells) || !sameCell(&back.Cells[i], &want) {
 				return nil, fmt.Errorf("notebook: write %s as .go: cell %d (%s) does not read back the same: a line of its source is a cell marker (\"// %%%%\"), or its title or metadata would be read otherwise", nb.Path, i+1, nb.Cells[i].Kind)
 			}
 		}

@@ -341,3 +341,24 @@ func TestMarkerLayoutKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestJupyterSourcesConvert: what Jupyter tools write converts to .go: a
+// code source ending in a newline, CRLF line ends, a Markdown hard line
+// break (two spaces at the end of a line), a header without a newline.
+func TestJupyterSourcesConvert(t *testing.T) {
+	ipy := `{"nbformat": 4, "nbformat_minor": 5, "metadata": {"memlab": {"percent": {"header": "//go:build ignore"}}}, "cells": [
+	 {"cell_type": "markdown", "metadata": {}, "source": "line one  \nline two"},
+	 {"cell_type": "code", "metadata": {}, "source": ["x := 1\r\n", "y := 2\n", "\n"]}]}`
+	nb, err := ParseIpynb("s.ipynb", []byte(ipy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := nb.Convert(FormatGo, IpynbOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "//go:build ignore\n// %% [markdown]\n// line one  \n// line two\n\n// %%\nx := 1\ny := 2\n"
+	if string(got) != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // Fuzz targets of the notebook format: ParseSource and ApplyParams. Seeds
@@ -119,7 +120,7 @@ func FuzzParseSource(f *testing.F) {
 			for j, s := range src {
 				l := body[first+j]
 				if c.Kind != KindCode {
-					l = strings.TrimSpace(l)
+					l = strings.TrimLeftFunc(l, unicode.IsSpace)
 					if l != "" {
 						l = strings.TrimPrefix(strings.TrimPrefix(l, "//"), " ")
 					}

@@ -113,7 +113,7 @@ func readIpynbCell(raw json.RawMessage) (*Cell, error) {
 	if err != nil {
 		return nil, pathError{".source", err.Error()}
 	}
-	c.Source = src
+	c.Source = strings.ReplaceAll(src, "\r\n", "\n") // as a .go file's lines
 	if raw := m["metadata"]; raw != nil && string(raw) != "null" {
 		var meta map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &meta); err != nil {

@@ -140,13 +140,18 @@ func joinLines(lines []string) string {
 }
 
 // percentLines are the lines Percent writes for the cell's source: the
-// code as it is, markdown and raw text commented ("// " before a line,
+// code as it is but its blank lines at either end (which the .go form
+// cannot hold), markdown and raw text commented ("// " before a line,
 // "//" for an empty one); nil for an empty source.
 func (c *Cell) percentLines() []string {
-	if c.Source == "" {
+	src := c.Source
+	if c.Kind == KindCode {
+		src = trimBlankLines(src)
+	}
+	if src == "" {
 		return nil
 	}
-	lines := strings.Split(c.Source, "\n")
+	lines := strings.Split(src, "\n")
 	if c.Kind == KindCode {
 		return lines
 	}
@@ -173,8 +178,11 @@ func (c *Cell) percentLines() []string {
 // DefaultHeader.
 func (nb *Notebook) Percent() []byte {
 	var b strings.Builder
-	if nb.layout.Header != nil {
-		b.WriteString(*nb.layout.Header)
+	if h := nb.layout.Header; h != nil {
+		b.WriteString(*h)
+		if *h != "" && !strings.HasSuffix(*h, "\n") {
+			b.WriteString("\n")
+		}
 	} else {
 		b.WriteString(DefaultHeader)
 	}
@@ -268,4 +276,18 @@ func textMeta(m map[string]any) map[string]any {
 		}
 	}
 	return out
+}
+
+// trimBlankLines drops the blank lines (spaces only) at both ends of s, as
+// ParseSource drops them from a cell.
+func trimBlankLines(s string) string {
+	lines := strings.Split(s, "\n")
+	start, end := 0, len(lines)
+	for start < end && strings.TrimSpace(lines[start]) == "" {
+		start++
+	}
+	for end > start && strings.TrimSpace(lines[end-1]) == "" {
+		end--
+	}
+	return strings.Join(lines[start:end], "\n")
 }

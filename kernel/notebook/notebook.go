@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Cell kinds.
@@ -130,7 +131,8 @@ func ParseSource(name string, src []byte) (*Notebook, error) {
 		if cur.Kind != KindCode {
 			md := make([]string, len(text))
 			for i, l := range text {
-				t := strings.TrimSpace(l)
+				// Spaces after the text stay (a Markdown hard line break).
+				t := strings.TrimLeftFunc(l, unicode.IsSpace)
 				switch {
 				case t == "":
 					md[i] = ""
