@@ -58,11 +58,10 @@ type RunResult struct {
 // Run executes the code cells of nb in order in a fresh kernel.Session (or
 // opts.NewExecutor's executor), stopping at the first cell error, then
 // writes <base>.ipynb and <base>.md (base is the notebook file name without
-// ".go") into opts.OutDir. It returns the cell error (a *kernel.CellError
-// with File and FileLine set) after writing the outputs; the result is
-// non-nil whenever the outputs were written. A notebook X.ipynb writes
-// X.ipynb and X.md too, or X.out.ipynb and X.out.md where X.ipynb would
-// overwrite itself.
+// ".go" or ".ipynb", with ".out" after it where <base>.ipynb would be the
+// notebook itself) into opts.OutDir. It returns the cell error (a
+// *kernel.CellError with File and FileLine set) after writing the outputs;
+// the result is non-nil whenever the outputs were written.
 //
 // The cells run in opts.WorkDir (default: the notebook's directory): Run
 // changes the process's working directory to it from before the executor
