@@ -320,5 +320,3 @@ func corpusReport(all []*snippet, before, after map[string]corpusResult) string 
 	}
 	return b.String()
 }
-
-
