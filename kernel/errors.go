@@ -217,6 +217,11 @@ var reflectPanics = []struct {
 		"runtime error: invalid memory address or nil pointer dereference (a method called on a nil interface value)"},
 	{regexp.MustCompile(`^reflect: call of reflect\.Value\.Field on zero Value$`),
 		"runtime error: invalid memory address or nil pointer dereference (a field of a nil pointer)"},
+	// yaegi limits, not the cell's mistakes: the message says what to write.
+	{regexp.MustCompile(`^errors: \*target must be interface or implement error$`),
+		"errors: *target must be interface or implement error (yaegi v0.16.1: compiled code such as errors.As does not see that a type declared in a cell implements error; compare with errors.Is against a sentinel error made by errors.New, or keep the concrete error and type-assert it before wrapping)"},
+	{regexp.MustCompile(`not assignable to type interp\.valueInterface$`),
+		"type assertion to an interface declared in a cell failed inside the interpreter (yaegi v0.16.1): use a type switch over the concrete types, or an interface of a compiled package (fmt.Stringer)"},
 }
 
 // explainPanic rewrites the message of a panic: yaegi's reflect wording of

@@ -99,6 +99,70 @@ func MaxFunc[S ~[]E, E any](x S, cmp func(a, b E) int) E {
 	return m
 }
 
+func All[S ~[]E, E any](s S) func(yield func(int, E) bool) {
+	return func(yield func(int, E) bool) {
+		for i := 0; i < len(s); i++ {
+			if !yield(i, s[i]) {
+				return
+			}
+		}
+	}
+}
+
+func Backward[S ~[]E, E any](s S) func(yield func(int, E) bool) {
+	return func(yield func(int, E) bool) {
+		for i := len(s) - 1; i >= 0; i-- {
+			if !yield(i, s[i]) {
+				return
+			}
+		}
+	}
+}
+
+func Values[S ~[]E, E any](s S) func(yield func(E) bool) {
+	return func(yield func(E) bool) {
+		for i := 0; i < len(s); i++ {
+			if !yield(s[i]) {
+				return
+			}
+		}
+	}
+}
+
+func AppendSeq[S ~[]E, E any](s S, seq func(yield func(E) bool)) S {
+	seq(func(v E) bool {
+		s = append(s, v)
+		return true
+	})
+	return s
+}
+
+func Collect[E any](seq func(yield func(E) bool)) []E {
+	var s []E
+	seq(func(v E) bool {
+		s = append(s, v)
+		return true
+	})
+	return s
+}
+
+func SortedFunc[E any](seq func(yield func(E) bool), cmp func(E, E) int) []E {
+	s := Collect(seq)
+	SortStableFunc(s, cmp)
+	return s
+}
+
+func Repeat[S ~[]E, E any](x S, count int) S {
+	if count < 0 {
+		panic("cannot be negative")
+	}
+	out := make(S, 0, len(x)*count)
+	for i := 0; i < count; i++ {
+		out = append(out, x...)
+	}
+	return out
+}
+
 func BinarySearchFunc[S ~[]E, E, T any](x S, target T, cmp func(E, T) int) (int, bool) {
 	lo, hi := 0, len(x)
 	for lo < hi {
@@ -125,17 +189,64 @@ func IsSorted[S ~[]E, E cmp.Ordered](x S) bool                     { return fals
 func Min[S ~[]E, E cmp.Ordered](x S) (m E)                         { return }
 func Max[S ~[]E, E cmp.Ordered](x S) (m E)                         { return }
 func BinarySearch[S ~[]E, E cmp.Ordered](x S, target E) (int, bool) { return 0, false }
+func Sorted[E cmp.Ordered](seq func(yield func(E) bool)) []E        { return nil }
+`
+
+// mapsExtra adds Go 1.23's iterator funcs of maps (yaegi's source is Go
+// 1.22's), with the iterators as plain func types: the rewrite runs range
+// over them.
+const mapsExtra = `package maps
+
+func All[M ~map[K]V, K comparable, V any](m M) func(yield func(K, V) bool) {
+	return func(yield func(K, V) bool) {
+		for k, v := range m {
+			if !yield(k, v) {
+				return
+			}
+		}
+	}
+}
+
+func Keys[M ~map[K]V, K comparable, V any](m M) func(yield func(K) bool) {
+	return func(yield func(K) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func Values[M ~map[K]V, K comparable, V any](m M) func(yield func(V) bool) {
+	return func(yield func(V) bool) {
+		for _, v := range m {
+			if !yield(v) {
+				return
+			}
+		}
+	}
+}
+
+func Collect[K comparable, V any](seq func(yield func(K, V) bool)) map[K]V {
+	m := map[K]V{}
+	seq(func(k K, v V) bool {
+		m[k] = v
+		return true
+	})
+	return m
+}
 `
 
 // sourcePackages returns, by import path, the source of the packages the
 // interpreter compiles from source as go/types sees them: yaegi's generic
-// sources, slicesExtra and slicesDecls.
+// sources, slicesExtra, mapsExtra and slicesDecls.
 func sourcePackages() map[string][]string {
 	out := map[string][]string{}
 	for _, src := range generic.Sources {
 		out[sourcePackageName(src)] = append(out[sourcePackageName(src)], src)
 	}
 	out["slices"] = append(out["slices"], slicesExtra, slicesDecls)
+	out["maps"] = append(out["maps"], mapsExtra)
 	return out
 }
 

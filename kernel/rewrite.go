@@ -430,8 +430,10 @@ func (rw *rewriter) rangeFunc(rs *ast.RangeStmt, sig *types.Signature) string {
 			params[i] = "_" + strings.TrimPrefix(params[i], "_")
 		}
 	}
-	head := exprText(rw.cc, rs.X) + "(func(" + strings.Join(params, ", ") + ") bool "
-	rw.replace(rs.For, rs.Body.Lbrace, head)
+	// The iterator's own text stays in place, so edits inside it (type
+	// arguments written out) are kept.
+	rw.add(rs.For, rs.X.Pos(), rw.markAfter(rs.X.Pos()))
+	rw.replace(rs.X.End(), rs.Body.Lbrace, "(func("+strings.Join(params, ", ")+") bool ")
 	for _, b := range branches {
 		text := "return false"
 		if b.Tok == token.CONTINUE {
@@ -464,9 +466,8 @@ func (rw *rewriter) rangeInt(rs *ast.RangeStmt, tv types.TypeAndValue) {
 	if rs.Key != nil {
 		key = exprText(rw.cc, rs.Key)
 	}
-	from := rs.For + 3
-	text := fmt.Sprintf(" %s, %s := %s(0), %s(%s); %s < %s; %s++ ", key, bound, te, te, exprText(rw.cc, rs.X), key, bound, key)
-	rw.replace(from, rs.X.End(), text)
+	rw.add(rs.For+3, rs.X.Pos(), fmt.Sprintf(" %s, %s := %s(0), %s(", key, bound, te, te)+rw.markAfter(rs.X.Pos()))
+	rw.replace(rs.X.End(), rs.X.End(), fmt.Sprintf("); %s < %s; %s++ ", key, bound, key))
 }
 
 // call rewrites calls of the builtins, the slices and cmp funcs and the
@@ -494,6 +495,10 @@ func (rw *rewriter) call(c *ast.CallExpr) {
 		case "slices.Sort", "slices.IsSorted", "slices.Min", "slices.Max":
 			if len(c.Args) == 1 {
 				rw.withCompare(c, f, fn.Name()+"Func", c.Args[0], 0)
+			}
+		case "slices.Sorted":
+			if len(c.Args) == 1 {
+				rw.sortedCall(c, f)
 			}
 		case "slices.BinarySearch":
 			if len(c.Args) == 2 {
@@ -548,6 +553,29 @@ func (rw *rewriter) withCompare(c *ast.CallExpr, sel *ast.SelectorExpr, name str
 		return
 	}
 	rw.replace(sel.Sel.Pos(), sel.Sel.End(), name)
+	rw.add(c.Rparen, c.Rparen, ", "+cmpName)
+}
+
+// sortedCall turns slices.Sorted(seq) into slices.SortedFunc(seq, cmp)
+// with a comparison of the iterator's element type.
+func (rw *rewriter) sortedCall(c *ast.CallExpr, sel *ast.SelectorExpr) {
+	tv, ok := rw.cc.info.Types[c.Args[0]]
+	if !ok || tv.Type == nil {
+		return
+	}
+	sig, ok := tv.Type.Underlying().(*types.Signature)
+	if !ok || sig.Params().Len() != 1 {
+		return
+	}
+	yield, ok := sig.Params().At(0).Type().Underlying().(*types.Signature)
+	if !ok || yield.Params().Len() != 1 {
+		return
+	}
+	cmpName, ok := rw.helper("cmp", yield.Params().At(0).Type())
+	if !ok {
+		return
+	}
+	rw.replace(sel.Sel.Pos(), sel.Sel.End(), "SortedFunc")
 	rw.add(c.Rparen, c.Rparen, ", "+cmpName)
 }
 
@@ -983,7 +1011,7 @@ func (rw *rewriter) assemble() []Chunk {
 		sort.Ints(cuts)
 		cuts = append(cuts, len(c.Source))
 		edits := rw.edits[i]
-		sort.Slice(edits, func(a, b int) bool { return edits[a].start < edits[b].start })
+		sort.SliceStable(edits, func(a, b int) bool { return edits[a].start < edits[b].start })
 		for k := 0; k+1 < len(cuts); k++ {
 			a, b := cuts[k], cuts[k+1]
 			if d, ok := rw.decls[i][a]; ok {

@@ -95,6 +95,7 @@ func TestRewriteKeepsPositions(t *testing.T) {
 		{"panic on the line of a range over an int", []string{"s := []int{}\nn := 0\nfor i := range 3 { n += s[i] }"}, 1, 3, 0, "panic", "index out of range"},
 		{"type error on the line of a min", []string{"a := 1\nb := min(a, 2) + a.X"}, 1, 2, 20, "compile", "a.X undefined"},
 		{"range over a func with a return in it", []string{"func seq(yield func(int) bool) {}", "func f() int {\n\tfor v := range seq {\n\t\treturn v\n\t}\n\treturn 0\n}"}, 2, 2, 17, "compile", "when the loop returns from its func"},
+		{"errors.As into a cell's type names what to write", []string{`import ("errors"; "fmt")`, "type NotFound struct{ ID string }\n\nfunc (e *NotFound) Error() string { return e.ID }", "var nf *NotFound\nerr := fmt.Errorf(\"w: %w\", &NotFound{})\nok := errors.As(err, &nf)"}, 3, 3, 0, "panic", "compare with errors.Is against a sentinel error"},
 		// A panic in a top-level loop is located at the loop's first line, as
 		// for every loop at a cell's top level (see Session.Exec).
 		{"panic in the body of a range over a func", []string{"func seq(yield func(int) bool) { yield(1) }", "var m map[string]int\nfor v := range seq {\n\tm[\"x\"] = v\n}"}, 2, 2, 0, "panic", "assignment to entry in nil map"},

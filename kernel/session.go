@@ -164,8 +164,10 @@ func NewSession(opts Options) (*Session, error) {
 		}
 	}
 	if !opts.Literal {
-		if _, err := s.in.Compile(slicesExtra); err != nil {
-			return nil, fmt.Errorf("kernel: new session: compile the slices sorting funcs: %w", err)
+		for _, src := range []string{slicesExtra, mapsExtra} {
+			if _, err := s.in.Compile(src); err != nil {
+				return nil, fmt.Errorf("kernel: new session: compile the added slices and maps funcs: %w", err)
+			}
 		}
 		s.tenv = newTypeEnv(newSymbolImporter(append([]interp.Exports{stdlib.Symbols}, opts.Symbols...), sourcePackages()))
 	}

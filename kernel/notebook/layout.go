@@ -239,16 +239,21 @@ func markerMeans(m string, c *Cell) bool {
 	return sameCell(got, c)
 }
 
-// textMeans reports whether a cell's recorded text still parses to c.
+// textMeans reports whether a cell's recorded text still parses to c. The
+// text is read as it ends the file too, without its last "\n": the last
+// cell of a file without a final newline keeps a lone "\r" that the "\n"
+// joinLines adds would turn into a line ending.
 func textMeans(text string, c *Cell) bool {
 	if !strings.HasSuffix(text, "\n") || !isMarkerLine(text[:strings.Index(text, "\n")]) {
 		return false
 	}
-	nb, err := ParseSource("cell", []byte(text))
-	if err != nil || len(nb.Cells) != 1 {
-		return false
+	for _, t := range []string{text, strings.TrimSuffix(text, "\n")} {
+		nb, err := ParseSource("cell", []byte(t))
+		if err == nil && len(nb.Cells) == 1 && sameCell(&nb.Cells[0], c) {
+			return true
+		}
 	}
-	return sameCell(&nb.Cells[0], c)
+	return false
 }
 
 // sameCell reports whether two cells have the same kind, title, tags,
