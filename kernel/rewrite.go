@@ -72,6 +72,8 @@ type rewriter struct {
 	newHlp map[string]string      // helpers declared by this cell: key -> name
 	refuse *CellError
 	lead   int // chunks the rewrite put before the cell's own
+	// warnings are written to the cell's stderr before it runs.
+	warnings []string
 }
 
 // rewrite returns the chunks yaegi runs for a cell's chunks, and the
@@ -167,6 +169,11 @@ func (rw *rewriter) walk() {
 			rw.varDecl(gd, gd.Specs[0].(*ast.ValueSpec))
 		}
 	}
+	for _, d := range rw.cc.file.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+			rw.deferWarnings(fd.Body)
+		}
+	}
 	ast.Inspect(rw.cc.file, func(nd ast.Node) bool {
 		if rw.refuse != nil {
 			return false
@@ -205,6 +212,104 @@ func (rw *rewriter) walk() {
 		}
 		return true
 	})
+}
+
+// deferWarnings warns of a deferred call whose arguments can change
+// before the call runs: yaegi v0.16.1 evaluates them when the call runs,
+// not at the defer statement, so a defer in a loop sees the last
+// iteration's values and one whose variable is assigned later sees the
+// new value. body is a func's body; func literals in it are walked as
+// their own.
+func (rw *rewriter) deferWarnings(body *ast.BlockStmt) {
+	info := rw.cc.info
+	type deferAt struct {
+		d      *ast.DeferStmt
+		inLoop bool
+		vars   map[types.Object]bool
+	}
+	var defers []deferAt
+	assignedAt := map[types.Object][]token.Pos{}
+	loops := 0
+	var stack []ast.Node
+	ast.Inspect(body, func(n ast.Node) bool {
+		if n == nil {
+			if top := stack[len(stack)-1]; isLoop(top) {
+				loops--
+			}
+			stack = stack[:len(stack)-1]
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			rw.deferWarnings(n.Body)
+			return false
+		case *ast.DeferStmt:
+			vars := map[types.Object]bool{}
+			for _, a := range n.Call.Args {
+				if tv := info.Types[a]; tv.Value != nil {
+					continue
+				}
+				ast.Inspect(a, func(c ast.Node) bool {
+					if _, lit := c.(*ast.FuncLit); lit {
+						return false
+					}
+					if id, ok := c.(*ast.Ident); ok {
+						if v, ok := info.Uses[id].(*types.Var); ok {
+							vars[v] = true
+						}
+					}
+					return true
+				})
+			}
+			if len(vars) > 0 {
+				defers = append(defers, deferAt{n, loops > 0, vars})
+			}
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				if id, ok := l.(*ast.Ident); ok {
+					if obj := info.Uses[id]; obj != nil {
+						assignedAt[obj] = append(assignedAt[obj], n.Pos())
+					}
+				}
+			}
+		case *ast.IncDecStmt:
+			if id, ok := n.X.(*ast.Ident); ok {
+				if obj := info.Uses[id]; obj != nil {
+					assignedAt[obj] = append(assignedAt[obj], n.Pos())
+				}
+			}
+		}
+		if isLoop(n) {
+			loops++
+		}
+		stack = append(stack, n)
+		return true
+	})
+	for _, d := range defers {
+		changes := d.inLoop
+		for v := range d.vars {
+			for _, p := range assignedAt[v] {
+				changes = changes || p > d.d.Pos()
+			}
+		}
+		if !changes {
+			continue
+		}
+		i, off := rw.off(d.d.Pos())
+		if i < 0 {
+			continue
+		}
+		line, _ := rw.cellPos(i, off)
+		rw.warnings = append(rw.warnings, fmt.Sprintf("warning: cell %d, line %d: yaegi v0.16.1 evaluates a deferred call's arguments when the call runs, not at the defer statement, so this call sees later values of its variables (in a loop, the last iteration's); copy what it needs into a slice and handle it after the loop, or call it without defer\n", rw.n, line))
+	}
+}
+
+func isLoop(n ast.Node) bool {
+	switch n.(type) {
+	case *ast.ForStmt, *ast.RangeStmt:
+		return true
+	}
+	return false
 }
 
 // loopVars gives each iteration of a loop its own copy of the loop's

@@ -128,3 +128,26 @@ func TestLongSession(t *testing.T) {
 		t.Fatalf("got %#v, want a panic at cell %d line 3 with a frame in cell %d", r.Err, cellWrap+7, cellWrap+6)
 	}
 }
+
+// TestDeferWarning: a deferred call whose arguments change before it runs
+// (yaegi evaluates them late) is warned of on the cell's stderr; one whose
+// arguments cannot change is not.
+func TestDeferWarning(t *testing.T) {
+	s := newRewriteSession(t, false)
+	if _, err := runCells(s, []string{`import "fmt"`}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cell string
+		warn bool
+	}{
+		{"func order() {\n\tfor i := 0; i < 3; i++ {\n\t\tdefer fmt.Print(i)\n\t}\n}", true},
+		{"func later() {\n\tx := 1\n\tdefer fmt.Print(x)\n\tx = 2\n}", true},
+		{"func fixed() {\n\tx := 1\n\tdefer fmt.Print(x, \"done\")\n}", false},
+	} {
+		r := s.Exec(context.Background(), c.cell)
+		if got := strings.Contains(r.Stderr, "evaluates a deferred call's arguments when the call runs") && strings.Contains(r.Stderr, "line 3"); got != c.warn || r.Err != nil {
+			t.Errorf("%q: stderr %q err %v, want warning %v", c.cell, r.Stderr, r.Err, c.warn)
+		}
+	}
+}

@@ -390,6 +390,11 @@ func (s *Session) exec(ctx context.Context, n int, src string) (string, *CellErr
 		if chunks, rw, cerr = s.rewrite(n, chunks); cerr != nil {
 			return "", cerr
 		}
+		if rw != nil {
+			for _, w := range rw.warnings {
+				io.WriteString(s.stderr, w)
+			}
+		}
 	}
 	// Parse and check every chunk before running any, so that a syntax error
 	// or a type redefinition leaves the session untouched.
