@@ -33,3 +33,23 @@ func BenchmarkRewriteCell(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNewSession measures starting a session with and without the
+// rewrite's setup (compiling the added slices and maps funcs). Run with
+//
+//	go test -run '^$' -bench BenchmarkNewSession -benchmem ./kernel
+func BenchmarkNewSession(b *testing.B) {
+	for _, literal := range []bool{false, true} {
+		name := "rewrite"
+		if literal {
+			name = "literal"
+		}
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := NewSession(Options{Dir: b.TempDir(), Literal: literal}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
