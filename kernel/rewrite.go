@@ -977,75 +977,33 @@ func (rw *rewriter) genericHelper(kind, name, te string, t types.Type) string {
 // an instance of a compiled generic type, an untyped nil).
 func (rw *rewriter) typeExpr(t types.Type) (string, bool) {
 	t = defaultType(t)
+	foreign := func(pkg *types.Package, exported bool) bool {
+		return !exported && pkg != nil && pkg.Path() != "main"
+	}
 	ok := true
-	var visit func(t types.Type, depth int)
-	visit = func(t types.Type, depth int) {
-		if !ok || depth > 50 {
-			return
-		}
+	eachType(t, func(t types.Type) bool {
 		switch t := t.(type) {
 		case *types.Basic:
-			if t.Kind() == types.Invalid || t.Kind() == types.UntypedNil || t.Info()&types.IsUntyped != 0 {
-				ok = false
-			}
+			ok = t.Kind() != types.Invalid && t.Info()&types.IsUntyped == 0
 		case *types.Named:
 			o := t.Obj()
-			if o.Pkg() != nil && o.Pkg().Path() != "main" && (!o.Exported() || strings.ContainsAny(o.Name(), "[]")) {
-				ok = false
-			}
-			if args := t.TypeArgs(); args != nil {
-				for i := 0; i < args.Len(); i++ {
-					visit(args.At(i), depth+1)
-				}
-			}
-		case *types.Alias:
-			visit(types.Unalias(t), depth+1)
-		case *types.Pointer:
-			visit(t.Elem(), depth+1)
-		case *types.Slice:
-			visit(t.Elem(), depth+1)
-		case *types.Array:
-			visit(t.Elem(), depth+1)
-		case *types.Map:
-			visit(t.Key(), depth+1)
-			visit(t.Elem(), depth+1)
-		case *types.Chan:
-			visit(t.Elem(), depth+1)
+			ok = !foreign(o.Pkg(), o.Exported()) && (o.Pkg() == nil || o.Pkg().Path() == "main" || !strings.ContainsAny(o.Name(), "[]"))
 		case *types.Signature:
-			if t.TypeParams() != nil {
-				ok = false
-			}
-			for _, tup := range []*types.Tuple{t.Params(), t.Results()} {
-				for i := 0; i < tup.Len(); i++ {
-					visit(tup.At(i).Type(), depth+1)
-				}
-			}
+			ok = t.TypeParams() == nil
 		case *types.Struct:
-			for i := 0; i < t.NumFields(); i++ {
-				f := t.Field(i)
-				if !f.Exported() && f.Pkg() != nil && f.Pkg().Path() != "main" {
-					ok = false
-				}
-				visit(f.Type(), depth+1)
+			for i := 0; i < t.NumFields() && ok; i++ {
+				ok = !foreign(t.Field(i).Pkg(), t.Field(i).Exported())
 			}
 		case *types.Interface:
-			for i := 0; i < t.NumExplicitMethods(); i++ {
-				m := t.ExplicitMethod(i)
-				if !m.Exported() && m.Pkg() != nil && m.Pkg().Path() != "main" {
-					ok = false
-				}
-				visit(m.Type(), depth+1)
+			for i := 0; i < t.NumExplicitMethods() && ok; i++ {
+				ok = !foreign(t.ExplicitMethod(i).Pkg(), t.ExplicitMethod(i).Exported())
 			}
-			for i := 0; i < t.NumEmbeddeds(); i++ {
-				visit(t.EmbeddedType(i), depth+1)
-			}
-		case *types.TypeParam, *types.Tuple:
-			ok = false
-		default:
+		case *types.Alias, *types.Pointer, *types.Slice, *types.Array, *types.Map, *types.Chan:
+		default: // type parameters, tuples
 			ok = false
 		}
-	}
-	visit(t, 0)
+		return ok
+	})
 	if !ok {
 		return "", false
 	}

@@ -284,17 +284,32 @@ func (e *typeEnv) remember(cc *cellCheck) {
 // mentionsMain reports whether a type names a type of package main.
 func mentionsMain(t types.Type) bool {
 	found := false
+	eachType(t, func(t types.Type) bool {
+		if n, ok := t.(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "main" {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// eachType calls f on t and on every type it is made of (elements, keys,
+// fields, parameters and results, methods, embedded interfaces, type
+// arguments), until f returns false; a named type's underlying type is
+// not entered.
+func eachType(t types.Type, f func(types.Type) bool) {
+	stop := false
 	var visit func(t types.Type, depth int)
 	visit = func(t types.Type, depth int) {
-		if found || depth > 50 {
+		if stop || depth > 50 {
+			return
+		}
+		if !f(t) {
+			stop = true
 			return
 		}
 		switch t := t.(type) {
 		case *types.Named:
-			if o := t.Obj(); o.Pkg() != nil && o.Pkg().Path() == "main" {
-				found = true
-				return
-			}
 			if args := t.TypeArgs(); args != nil {
 				for i := 0; i < args.Len(); i++ {
 					visit(args.At(i), depth+1)
@@ -323,10 +338,16 @@ func mentionsMain(t types.Type) bool {
 			for i := 0; i < t.NumFields(); i++ {
 				visit(t.Field(i).Type(), depth+1)
 			}
+		case *types.Interface:
+			for i := 0; i < t.NumExplicitMethods(); i++ {
+				visit(t.ExplicitMethod(i).Type(), depth+1)
+			}
+			for i := 0; i < t.NumEmbeddeds(); i++ {
+				visit(t.EmbeddedType(i), depth+1)
+			}
 		}
 	}
 	visit(t, 0)
-	return found
 }
 
 // preludeType writes a type for the check's prelude: types of package main
