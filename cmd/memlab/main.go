@@ -15,6 +15,7 @@
 //	memlab calibrate -data PATH [-per-task N] [-seed S] [-write FILE.csv] [-human FILE.csv] [-kind knowme|clonemem] [-model M] [-rubric FILE] [-threshold T] [-workers N]
 //	memlab reproduce [-o DIR] MANIFEST
 //	memlab kernel [-store FILE | -no-store] [-quiet] [-isolate=false] CONNECTION_FILE
+//	memlab repl [-p name=value]... [-o DIR] [-store FILE | -no-store] [-quiet] [-isolate=false] [NOTEBOOK.go]
 //	memlab install [--user | --prefix P] [--name N]
 //	memlab cache stats|clear [-older-than D] [-path FILE]
 //	memlab fake-openai [-addr HOST:PORT] [server options]
@@ -127,6 +128,16 @@
 // writes that kernelspec (kernel.json with this binary's absolute path) into
 // the user's Jupyter data directory, or under --prefix P/share/jupyter.
 //
+// repl is an interactive session on the terminal: cells run as under run
+// (same run store and cache, in a worker process) with line editing,
+// history across sessions ($MEMLAB_HISTORY, else memlab/history under the
+// user's config directory), multi-line input (a cell that is not complete
+// continues on the next line), Tab completion and ?name docs as in the
+// Jupyter kernel, the magics (%help, %env, %time, !cmd, %who), Ctrl-C
+// interrupting the running cell (not the REPL; at the prompt it drops the
+// line), and %save FILE.go writing the session's cells as a notebook. With
+// NOTEBOOK.go, its cells run first (-p applied as under run). Ctrl-D quits.
+//
 // fake-openai serves the in-repo fake OpenAI-compatible server (scripted
 // answers, latency, faults) for smoke tests: point OPENAI_BASE_URL at it.
 //
@@ -174,6 +185,7 @@ const usage = `usage:
                    [-model M] [-rubric FILE] [-threshold T] [-workers N]
   memlab reproduce [-o DIR] MANIFEST
   memlab kernel [-store FILE | -no-store] [-quiet] [-isolate=false] CONNECTION_FILE
+  memlab repl [-p name=value]... [-o DIR] [-store FILE | -no-store] [-quiet] [-isolate=false] [NOTEBOOK.go]
   memlab install [--user | --prefix P] [--name N]
   memlab cache stats|clear [-older-than D] [-path FILE]
   memlab fake-openai [-addr HOST:PORT] [server options, see -h]
@@ -226,6 +238,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdReproduce(rest, stdout, stderr)
 	case "kernel":
 		err = cmdKernel(rest, stderr)
+	case "repl":
+		err = cmdRepl(rest, os.Stdin, stdout, stderr)
 	case "install":
 		err = cmdInstall(rest, stdout, stderr)
 	case "fake-openai":

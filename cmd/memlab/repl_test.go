@@ -1,0 +1,267 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/memlab/memlab/kernel/notebook"
+)
+
+// terminal is a memlab process on a pseudo-terminal, read as a person
+// sees it.
+type terminal struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	f    *os.File
+	mu   sync.Mutex
+	out  bytes.Buffer
+	seen int // what expect has consumed of out
+	done chan struct{}
+}
+
+// startTerminal starts `memlab args...` (this test binary as memlab) on a
+// pty, with env added to its environment.
+func startTerminal(t *testing.T, env []string, args ...string) *terminal {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(append(os.Environ(), envAsMemlab+"=1", "TERM=xterm"), env...)
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := &terminal{t: t, cmd: cmd, f: f, done: make(chan struct{})}
+	go func() {
+		defer close(term.done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := f.Read(buf)
+			term.mu.Lock()
+			term.out.Write(buf[:n])
+			term.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+		f.Close()
+	})
+	return term
+}
+
+// typeText writes s as typed keys, a little apart, as a person would.
+func (term *terminal) typeText(s string) {
+	term.t.Helper()
+	for _, r := range s {
+		if _, err := io.WriteString(term.f, string(r)); err != nil {
+			term.t.Fatalf("typing %q: %v", s, err)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// ansiRE matches the terminal control sequences readline writes.
+var ansiRE = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]|\r`)
+
+// expect waits until what the terminal shows after the last expectation
+// matches re, and consumes it.
+func (term *terminal) expect(re string) string {
+	term.t.Helper()
+	rx := regexp.MustCompile(re)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		term.mu.Lock()
+		all := term.out.String()
+		term.mu.Unlock()
+		rest := ansiRE.ReplaceAllString(all[term.seen:], "")
+		if loc := rx.FindStringIndex(rest); loc != nil {
+			// Consume up to the match in the raw output: find the raw
+			// offset whose cleaned prefix covers the match.
+			for i := term.seen; i <= len(all); i++ {
+				if len(ansiRE.ReplaceAllString(all[term.seen:i], "")) >= loc[1] {
+					term.seen = i
+					break
+				}
+			}
+			return rest[loc[0]:loc[1]]
+		}
+		select {
+		case <-term.done:
+			term.t.Fatalf("the process ended before %q showed; the terminal showed:\n%s", re, rest)
+		default:
+		}
+		if time.Now().After(deadline) {
+			term.t.Fatalf("%q never showed; the terminal showed:\n%s", re, rest)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// wait waits for the process to end.
+func (term *terminal) wait() {
+	term.t.Helper()
+	errc := make(chan error, 1)
+	go func() { errc <- term.cmd.Wait() }()
+	select {
+	case err := <-errc:
+		if err != nil {
+			term.t.Errorf("memlab repl: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		term.t.Fatal("memlab repl did not end on Ctrl-D")
+	}
+}
+
+// TestReplUnderAPty types into `memlab repl` on a pseudo-terminal: a cell
+// over two lines and its value, Tab completion, ?name, Ctrl-C during a
+// long-running loop (the prompt comes back and the session keeps its
+// variables), a magic, %save; then a second REPL recalls the first one's
+// history with the up arrow, and `memlab run` runs the saved notebook.
+func TestReplUnderAPty(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the pty REPL test (starts memlab processes)")
+	}
+	tmp := t.TempDir()
+	hist := filepath.Join(tmp, "history")
+	saved := filepath.Join(tmp, "saved.go")
+	env := []string{HistoryEnv + "=" + hist, "MEMLAB_CACHE=" + filepath.Join(tmp, "calls.db"),
+		"OPENAI_BASE_URL=", "OPENAI_API_KEY=", "MEMLAB_CONFIG="}
+	term := startTerminal(t, env, "repl", "-store", filepath.Join(tmp, "runs.db"), "-o", tmp)
+	term.expect(`memlab> `)
+
+	// A cell over two lines: the first is incomplete, so the prompt continues.
+	term.typeText("answer := 6 *\r")
+	term.expect(`\.\.\.> `)
+	term.typeText("7\r")
+	term.expect(`memlab> `)
+	term.typeText("answer\r")
+	term.expect(`\n42\n`)
+	term.expect(`memlab> `)
+
+	// Tab completes a package's name (one match: completed in place).
+	term.typeText("import (\r\"strings\"\r\"time\"\r)\r")
+	term.expect(`memlab> `)
+	term.typeText("strings.ToUpp\t")
+	term.expect(`strings\.ToUpper`)
+	term.typeText("(\"abc\")\r")
+	term.expect(`"ABC"`)
+	term.expect(`memlab> `)
+
+	// ?name: the documentation of a symbol.
+	term.typeText("?strings.ToUpper\r")
+	term.expect(`ToUpper`)
+	term.expect(`memlab> `)
+
+	// Ctrl-C stops a running loop, not the REPL.
+	term.typeText("for { time.Sleep(10 * time.Millisecond) }\r")
+	time.Sleep(500 * time.Millisecond)
+	term.typeText("\x03")
+	term.expect(`interrupted`)
+	term.expect(`memlab> `)
+	term.typeText("answer + 1\r")
+	term.expect(`\n43\n`)
+	term.expect(`memlab> `)
+
+	// A magic, and %save.
+	term.typeText("%who\r")
+	term.expect(`answer +int`)
+	term.expect(`memlab> `)
+	term.typeText("%save " + saved + "\r")
+	term.expect(`wrote .*saved\.go`)
+	term.expect(`memlab> `)
+	term.typeText("answer * 2\r")
+	term.expect(`\n84\n`)
+	term.expect(`memlab> `)
+	term.typeText("\x04")
+	term.wait()
+	t.Logf("the terminal showed:\n%s", ansiRE.ReplaceAllString(term.out.String(), ""))
+
+	// A second REPL recalls the last line of the first: answer is not
+	// defined in this new session, which says so.
+	term2 := startTerminal(t, env, "repl", "-no-store", "-o", tmp)
+	term2.expect(`memlab> `)
+	term2.typeText("\x1b[A")
+	term2.expect(`answer \* 2`)
+	term2.typeText("\r")
+	term2.expect(`undefined: answer`)
+	term2.expect(`memlab> `)
+	term2.typeText("\x04")
+	term2.wait()
+
+	// The saved notebook runs under memlab run.
+	nb, err := notebook.Parse(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var code []string
+	for _, c := range nb.Cells {
+		code = append(code, c.Source)
+	}
+	if len(code) < 4 || code[0] != "answer := 6 *\n7" {
+		t.Fatalf("saved cells %q, want the session's cells, the two-line one first", code)
+	}
+	for _, c := range code {
+		if strings.HasPrefix(c, "for {") || strings.HasPrefix(c, "%who") || strings.HasPrefix(c, "?") {
+			t.Errorf("%%save kept %q (interrupted, or a look that changes nothing)", c)
+		}
+	}
+	exit, _, stderr := memlab(t, "run", "-no-store", saved)
+	if exit != 0 {
+		t.Fatalf("memlab run %s: exit %d: %s", saved, exit, stderr)
+	}
+	md, err := os.ReadFile(strings.TrimSuffix(saved, ".go") + ".md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"42", `"ABC"`, "43"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("the saved notebook's report lacks %s:\n%s", want, md)
+		}
+	}
+}
+
+func TestPercentNotebookRoundTrips(t *testing.T) {
+	cells := []notebook.Cell{
+		{Kind: notebook.KindMarkdown, Source: "# Title\n\nSome text."},
+		{Kind: notebook.KindCode, Source: "n := 3", Tags: []string{notebook.TagParameters}},
+		{Kind: notebook.KindCode, Title: "Greeting", Source: "import \"fmt\"\n\nfmt.Println(n)", Tags: []string{"slow"}},
+		{Kind: notebook.KindCode, Source: "%%time\nn * 2"},
+	}
+	text, err := percentNotebook("", cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb, err := notebook.ParseSource("x.go", []byte(text))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	if len(nb.Cells) != len(cells) {
+		t.Fatalf("%d cells read back, want %d:\n%s", len(nb.Cells), len(cells), text)
+	}
+	for i, c := range nb.Cells {
+		w := cells[i]
+		if c.Kind != w.Kind || c.Source != w.Source || c.Title != w.Title || strings.Join(c.Tags, ",") != strings.Join(w.Tags, ",") {
+			t.Errorf("cell %d read back as %+v, want %+v", i+1, c, w)
+		}
+	}
+	if _, err := percentNotebook("", []notebook.Cell{{Kind: notebook.KindCode, Source: "x := 1\n// %% oops"}}); err == nil {
+		t.Error("a cell holding a marker line was written")
+	}
+}
