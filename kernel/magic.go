@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/scanner"
+	"go/token"
 	"os"
 	"os/exec"
 	"regexp"
@@ -93,6 +95,10 @@ func IsMagic(src string) bool {
 // exec then runs it as it is. It is called with s.mu held.
 func (s *Session) magic(ctx context.Context, n int, src string) (value string, cerr *CellError, handled bool) {
 	if !IsMagic(src) {
+		if line, name := misplacedMagic(src); line > 0 {
+			return "", &CellError{Cell: n, Line: line, Kind: "syntax",
+				Msg: fmt.Sprintf("%s: a magic goes at the head of a cell, before its Go: move it up, or into a cell of its own", name)}, true
+		}
 		return "", nil, false
 	}
 	lines := strings.Split(src, "\n")
@@ -135,6 +141,33 @@ func (s *Session) magic(ctx context.Context, n int, src string) (value string, c
 		fmt.Fprintf(s.stdout, "Wall time: %v\n", roundDuration(time.Since(start)))
 	}
 	return value, cerr, true
+}
+
+// misplacedMagic finds a magic ("%who") on a line after Go: a line whose
+// first token is %, which Go never accepts there, followed by a name. It
+// returns the line and the magic, or 0.
+func misplacedMagic(src string) (line int, name string) {
+	fset := token.NewFileSet()
+	f := fset.AddFile("", -1, len(src))
+	var sc scanner.Scanner
+	sc.Init(f, []byte(src), func(token.Position, string) {}, 0)
+	prevLine := 0
+	for {
+		pos, tok, _ := sc.Scan()
+		if tok == token.EOF {
+			return 0, ""
+		}
+		l := f.Line(pos)
+		if tok == token.REM && l > prevLine && prevLine > 0 {
+			off := f.Offset(pos)
+			if m := magicLine.FindStringSubmatch(src[off : off+strings.IndexByte(src[off:]+"\n", '\n')]); m != nil && m[1] != "!" {
+				return l, m[1]
+			}
+		}
+		if tok != token.SEMICOLON {
+			prevLine = l
+		}
+	}
 }
 
 // roundDuration keeps three significant digits or so of d.

@@ -186,6 +186,15 @@ func TestUnknownMagicAndGoAfterMagics(t *testing.T) {
 	if !strings.Contains(ce.Msg, "unknown magic %save") || !strings.Contains(ce.Msg, "%help") {
 		t.Errorf("unknown magic: %q", ce.Msg)
 	}
+	// A magic after Go is named as misplaced, at its line; a % in a string
+	// or a comment is no magic.
+	ce = cellErr(t, run(t, s, "x := 1\n\n%who"))
+	if ce.Line != 3 || !strings.Contains(ce.Msg, "%who: a magic goes at the head of a cell") {
+		t.Errorf("misplaced magic: line %d %q", ce.Line, ce.Msg)
+	}
+	if r := run(t, s, "y := `\n%who`\n// x\n// %who\nlen(y)"); r.Err != nil || r.Value != "5" {
+		t.Errorf("%% in a raw string: %v %q", r.Err, r.Value)
+	}
 	// A cell starting with Go is not a magic, whatever follows.
 	if IsMagic("x := 1\n!y") || !IsMagic("\n  %who") || IsMagic("a % b") {
 		t.Error("IsMagic misjudges")

@@ -100,8 +100,8 @@ func TestMagicsThroughTheJupyterKernel(t *testing.T) {
 	if c := got[2]; c.Status != "error" || c.Stdout != "from-shell\n" || !strings.Contains(c.Error, "status 4") {
 		t.Errorf("!cmd: %+v", c)
 	}
-	if c := got[3]; c.Status != "error" {
-		t.Errorf("a magic after Go is not a magic, it is a syntax error: %+v", c)
+	if c := got[3]; c.Status != "error" || !strings.Contains(c.Error, "SyntaxError: %who: a magic goes at the head of a cell") {
+		t.Errorf("a magic after Go: %+v, want a SyntaxError saying where magics go", c)
 	}
 	if c := got[5]; c.Status != "ok" || !strings.Contains(c.Stdout, "n ") || !strings.Contains(c.Stdout, "int") {
 		t.Errorf("%%who: %+v", c)

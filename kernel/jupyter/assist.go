@@ -26,9 +26,14 @@ func NewAssistant(sess Session, symbols []interp.Exports) *Assistant {
 
 // Complete returns the completions of the code before cursor (a byte
 // offset of code) and the byte offset where the completed text starts, as
-// Kernel.Completions; a line that starts a magic ("%he") completes the
-// magics' names (kernel.Magics).
+// the kernel's complete_request: Kernel.Completions, and the magics' names
+// (kernel.Magics) on a line that starts one ("%he").
 func (a *Assistant) Complete(code string, cursor int) (matches []string, start int) {
+	return a.k.complete(code, cursor)
+}
+
+// complete is Completions with the magics' names.
+func (k *Kernel) complete(code string, cursor int) (matches []string, start int) {
 	line := code[strings.LastIndexByte(code[:cursor], '\n')+1 : cursor]
 	if t := strings.TrimLeft(line, " \t"); strings.HasPrefix(t, "%") && !strings.ContainsAny(t, " \t") {
 		start = cursor - len(t)
@@ -41,7 +46,7 @@ func (a *Assistant) Complete(code string, cursor int) (matches []string, start i
 		sort.Strings(matches)
 		return matches, start
 	}
-	return a.k.Completions(code, cursor)
+	return k.Completions(code, cursor)
 }
 
 // Inspect returns the documentation of the expression around cursor (a
@@ -51,11 +56,16 @@ func (a *Assistant) Inspect(code string, cursor int) (text string, found bool) {
 	return a.k.Inspect(code, cursor)
 }
 
-// IsComplete is the package's IsComplete, except for a cell that starts
-// with a magic: that is complete as it is, unless its first line is
-// %%time or %time alone; then the timed code follows, and an empty last
-// line (code ending with a newline) ends it once that code is complete.
+// IsComplete answers as the kernel's is_complete_request (IsCompleteCell).
 func (a *Assistant) IsComplete(code string) (status, indent string) {
+	return IsCompleteCell(code)
+}
+
+// IsCompleteCell is IsComplete, except for a cell that starts with a
+// magic: that is complete as it is, unless its first line is %%time or
+// %time alone; then the timed code follows, and an empty last line (code
+// ending with a newline) ends it once that code is complete.
+func IsCompleteCell(code string) (status, indent string) {
 	if !kernel.IsMagic(code) {
 		return IsComplete(code)
 	}
