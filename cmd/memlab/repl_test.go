@@ -265,3 +265,86 @@ func TestPercentNotebookRoundTrips(t *testing.T) {
 		t.Error("a cell holding a marker line was written")
 	}
 }
+
+// lockedBuffer is a bytes.Buffer safe for the worker's and the REPL's
+// writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestReplRunsTheNotebookFirst: with a notebook and -p, the REPL runs its
+// cells with the parameter applied, then reads cells (here from a pipe,
+// not a terminal); %save keeps the notebook's cells, the injected
+// parameters among them, then the typed ones.
+func TestReplRunsTheNotebookFirst(t *testing.T) {
+	offlineEnv(t)
+	tmp := t.TempDir()
+	t.Setenv(HistoryEnv, filepath.Join(tmp, "history"))
+	saved := filepath.Join(tmp, "again.go")
+	in := strings.NewReader("n * 10\nundefinedName\n%save " + saved + "\n")
+	var out, errs lockedBuffer
+	err := cmdRepl([]string{"-no-store", "-o", tmp, "-p", "name=repl", "testdata/params.go"}, in, &out, &errs)
+	if err != nil {
+		t.Fatalf("repl: %v\n%s", err, errs.String())
+	}
+	expect(t, "repl stdout", out.String(), `(?s)hello repl\nhello repl\n.*\n20\n.*wrote .*again\.go: 4 code cells`)
+	expect(t, "repl stderr", errs.String(), `undefined: undefinedName`)
+	nb, err := notebook.Parse(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range nb.Cells {
+		got = append(got, strings.Join(c.Tags, ",")+"|"+c.Source)
+	}
+	want := []string{"parameters|name := \"world\"\nn := 2", "injected-parameters|// Injected parameters.\nname = \"repl\"",
+		"|import \"fmt\"\n\nfor i := 0; i < n; i++ {\n\tfmt.Println(\"hello\", name)\n}", "|n * 10"}
+	if strings.Join(got, "\n---\n") != strings.Join(want, "\n---\n") {
+		t.Errorf("saved cells:\n%s\nwant:\n%s", strings.Join(got, "\n---\n"), strings.Join(want, "\n---\n"))
+	}
+	// Usage errors.
+	if err := cmdRepl([]string{"-p", "x=1"}, strings.NewReader(""), &out, &errs); err == nil || !strings.Contains(err.Error(), "needs a notebook") {
+		t.Errorf("-p without a notebook: %v", err)
+	}
+}
+
+// TestReplInProcessUnderAPty: with -isolate=false the cells run in the
+// REPL's own process, and Ctrl-C still stops the running cell only; at
+// the prompt it drops the line being typed.
+func TestReplInProcessUnderAPty(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the pty REPL test (starts memlab processes)")
+	}
+	tmp := t.TempDir()
+	env := []string{HistoryEnv + "=" + filepath.Join(tmp, "history"), "MEMLAB_CACHE=" + filepath.Join(tmp, "calls.db"),
+		"OPENAI_BASE_URL=", "OPENAI_API_KEY=", "MEMLAB_CONFIG="}
+	term := startTerminal(t, env, "repl", "-no-store", "-isolate=false", "-o", tmp)
+	term.expect(`memlab> `)
+	term.typeText("v := 5\r")
+	term.expect(`memlab> `)
+	term.typeText("for {}\r")
+	time.Sleep(300 * time.Millisecond)
+	term.typeText("\x03")
+	term.expect(`interrupted`)
+	term.expect(`memlab> `)
+	term.typeText("this line is dropped\x03")
+	term.expect(`\^C`)
+	term.typeText("v * 3\r")
+	term.expect(`\n15\n`)
+	term.expect(`memlab> `)
+	term.typeText("\x04")
+	term.wait()
+}
