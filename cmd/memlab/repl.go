@@ -28,12 +28,6 @@ import (
 // default is memlab/history under the user's config directory.
 const HistoryEnv = "MEMLAB_HISTORY"
 
-// replSession is what the REPL runs cells in: a worker process
-// (*worker.Supervisor) or an in-process *kernel.Session.
-type replSession interface {
-	jupyter.Session
-}
-
 // cmdRepl is `memlab repl [-p name=value]... [-o DIR] [-store FILE |
 // -no-store] [-quiet] [-isolate=false] [NOTEBOOK.go]`: an interactive
 // session on the terminal, run as under `memlab run` (same run store and
@@ -78,12 +72,17 @@ func cmdRepl(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return fmt.Errorf("repl: %w", err)
 	}
 	symbols := []interp.Exports{stdlib.Symbols}
-	var sess replSession
+	// What the cells run in: a worker process (*worker.Supervisor) or an
+	// in-process *kernel.Session.
+	var sess jupyter.Session
 	if *isolate {
+		// The cells' output comes back as OnOutput, before the cell's
+		// result, so that the value and the error follow it.
 		sup, err := worker.Start(worker.Config{
-			Args:     workerArgs(sf, dir, true, false),
+			Args:     workerArgs(sf, dir, false, false),
 			Stdout:   stdout,
 			Stderr:   stderr,
+			OnOutput: func(o kernel.CellOutput) { echoOutput(stdout, stderr, o) },
 			CrashDir: dir,
 		})
 		if err != nil {
@@ -125,6 +124,26 @@ func cmpOr(a, b string) string {
 	return b
 }
 
+// echoOutput writes a piece of a cell's output as a terminal shows it:
+// streams as they are, a display as its text (an image as its path).
+func echoOutput(stdout, stderr io.Writer, o kernel.CellOutput) {
+	switch o.Kind {
+	case kernel.OutStdout:
+		io.WriteString(stdout, o.Text)
+	case kernel.OutStderr:
+		io.WriteString(stderr, o.Text)
+	case kernel.OutDisplay:
+		text := o.Display.Text
+		if o.Display.PNG != nil || o.Display.SVG != nil {
+			text = "[image: " + o.Display.Path + "]"
+		}
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		io.WriteString(stdout, text)
+	}
+}
+
 // historyPath is the REPL's history file: $MEMLAB_HISTORY, else
 // memlab/history under os.UserConfigDir ("" when there is none).
 func historyPath() string {
@@ -140,7 +159,7 @@ func historyPath() string {
 
 // repl is one interactive session.
 type repl struct {
-	sess   replSession
+	sess   jupyter.Session
 	help   *jupyter.Assistant
 	stdout io.Writer
 	stderr io.Writer
@@ -149,6 +168,7 @@ type repl struct {
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // the running cell's (nil at the prompt)
+	rl     *readline.Instance // the line editor (nil while the notebook runs)
 }
 
 const (
@@ -168,11 +188,16 @@ func (r *repl) loop(stdin io.Reader, nb *notebook.Notebook) error {
 			if r.cancel != nil {
 				r.cancel()
 			}
-			r.mu.Unlock()
 			if s == syscall.SIGTERM {
+				// Stop: after the running cell, or at once at the prompt.
 				close(quit)
+				if r.rl != nil {
+					r.rl.Close()
+				}
+				r.mu.Unlock()
 				return
 			}
+			r.mu.Unlock()
 		}
 	}()
 
@@ -182,6 +207,11 @@ func (r *repl) loop(stdin io.Reader, nb *notebook.Notebook) error {
 			if c.Kind != notebook.KindCode {
 				r.cells = append(r.cells, c)
 				continue
+			}
+			select {
+			case <-quit:
+				return nil
+			default:
 			}
 			if !r.run(c.Source) {
 				fmt.Fprintf(r.stderr, "memlab repl: %s stopped at that cell; the session goes on\n", nb.Path)
@@ -215,6 +245,9 @@ func (r *repl) loop(stdin io.Reader, nb *notebook.Notebook) error {
 		return fmt.Errorf("repl: line editor: %w", err)
 	}
 	defer rl.Close()
+	r.mu.Lock()
+	r.rl = rl
+	r.mu.Unlock()
 	io.WriteString(r.stdout, "memlab repl: Go cells; %help for the magics and packages, ?name for docs, Tab completes, %save FILE.go, Ctrl-D quits\n")
 
 	var buf []string
@@ -230,6 +263,11 @@ func (r *repl) loop(stdin io.Reader, nb *notebook.Notebook) error {
 			rl.SetPrompt(contPrompt)
 		}
 		line, err := rl.Readline()
+		select {
+		case <-quit:
+			return nil
+		default:
+		}
 		if errors.Is(err, readline.ErrInterrupt) {
 			buf = buf[:0] // Ctrl-C at the prompt drops the cell being typed
 			continue

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -191,7 +192,6 @@ func TestReplUnderAPty(t *testing.T) {
 	term.expect(`memlab> `)
 	term.typeText("\x04")
 	term.wait()
-	t.Logf("the terminal showed:\n%s", ansiRE.ReplaceAllString(term.out.String(), ""))
 
 	// A second REPL recalls the last line of the first: answer is not
 	// defined in this new session, which says so.
@@ -346,5 +346,11 @@ func TestReplInProcessUnderAPty(t *testing.T) {
 	term.expect(`\n15\n`)
 	term.expect(`memlab> `)
 	term.typeText("\x04")
+	term.wait()
+
+	// SIGTERM (timeout, systemd) ends the REPL waiting at its prompt.
+	term = startTerminal(t, env, "repl", "-no-store", "-o", tmp)
+	term.expect(`memlab> `)
+	term.cmd.Process.Signal(syscall.SIGTERM)
 	term.wait()
 }
