@@ -310,6 +310,22 @@ func (s *Session) symbolPackages() []symPackage {
 	return out
 }
 
+// SetsSecret reports whether a line is a magic setting an environment
+// variable whose name looks secret (%env OPENAI_API_KEY=...): the REPL
+// keeps such lines out of its history and of %save.
+func SetsSecret(line string) bool {
+	m := magicLine.FindStringSubmatch(line)
+	if m == nil || m[1] != "%env" {
+		return false
+	}
+	arg := strings.TrimSpace(m[2])
+	name, _, set := strings.Cut(arg, "=")
+	if !set {
+		name, _, set = strings.Cut(arg, " ")
+	}
+	return set && secretName(strings.TrimSpace(name))
+}
+
 // secretName reports whether an environment variable's name says that its
 // value is a credential.
 func secretName(name string) bool {

@@ -195,6 +195,9 @@ func TestUnknownMagicAndGoAfterMagics(t *testing.T) {
 	if r := run(t, s, "y := `\n%who`\n// x\n// %who\nlen(y)"); r.Err != nil || r.Value != "5" {
 		t.Errorf("%% in a raw string: %v %q", r.Err, r.Value)
 	}
+	if !SetsSecret("%env OPENAI_API_KEY=sk-1") || !SetsSecret(" %env MY_TOKEN tok") || SetsSecret("%env OPENAI_API_KEY") || SetsSecret("%env HOME=/x") {
+		t.Error("SetsSecret misjudges")
+	}
 	// A cell starting with Go is not a magic, whatever follows.
 	if IsMagic("x := 1\n!y") || !IsMagic("\n  %who") || IsMagic("a % b") {
 		t.Error("IsMagic misjudges")

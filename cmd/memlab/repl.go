@@ -223,7 +223,14 @@ func (r *repl) loop(stdin io.Reader, nb *notebook.Notebook) error {
 
 	hist := historyPath()
 	if hist != "" {
-		os.MkdirAll(filepath.Dir(hist), 0o755) // no history is no error
+		// No history is no error. The file is the user's alone: cells may
+		// name private paths and endpoints (lines setting secrets are
+		// never saved, see below).
+		os.MkdirAll(filepath.Dir(hist), 0o700)
+		if f, err := os.OpenFile(hist, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
+			f.Close()
+		}
+		defer os.Chmod(hist, 0o600) // readline rewrites it when it grows past its limit
 	}
 	cfg := &readline.Config{
 		Prompt:                 prompt,
@@ -232,7 +239,7 @@ func (r *repl) loop(stdin io.Reader, nb *notebook.Notebook) error {
 		AutoComplete:           completer{r.help},
 		InterruptPrompt:        "^C",
 		EOFPrompt:              "",
-		DisableAutoSaveHistory: false,
+		DisableAutoSaveHistory: true, // saved below, but for lines setting secrets
 		Stdout:                 r.stdout,
 		Stderr:                 r.stderr,
 	}
@@ -284,6 +291,9 @@ func (r *repl) loop(stdin io.Reader, nb *notebook.Notebook) error {
 		if len(buf) == 0 && strings.TrimSpace(line) == "" {
 			continue
 		}
+		if !kernel.SetsSecret(line) {
+			rl.SaveHistory(line) // a history that cannot be written is no error
+		}
 		buf = append(buf, line)
 		code := strings.Join(buf, "\n")
 		if st, _ := r.help.IsComplete(code); st == "incomplete" {
@@ -317,7 +327,7 @@ func (r *repl) dispatch(code string) {
 		}
 		return
 	}
-	if r.run(code) && keepCell(t) {
+	if r.run(code) && keepCell(t) && !setsSecret(code) {
 		r.cells = append(r.cells, notebook.Cell{Kind: notebook.KindCode, Source: code})
 	}
 }
@@ -360,6 +370,18 @@ func keepCell(t string) bool {
 		return len(f) > 2 || len(f) == 2 && strings.Contains(f[1], "=")
 	}
 	return true
+}
+
+// setsSecret reports whether a cell's magic lines set a secret-looking
+// environment variable: %save leaves such a cell out, so that no key is
+// written into a notebook.
+func setsSecret(cell string) bool {
+	for _, l := range strings.Split(cell, "\n") {
+		if kernel.SetsSecret(l) {
+			return true
+		}
+	}
+	return false
 }
 
 // completer adapts the Assistant to readline: the suffixes of the matches

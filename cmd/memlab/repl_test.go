@@ -180,6 +180,12 @@ func TestReplUnderAPty(t *testing.T) {
 	term.expect(`\n43\n`)
 	term.expect(`memlab> `)
 
+	// A magic setting a secret: hidden in its echo, and kept out of the
+	// history and of %save.
+	term.typeText("%env MEMLAB_REPL_TOKEN=tok-secret-123\r")
+	term.expect(`env: MEMLAB_REPL_TOKEN=<hidden>`)
+	term.expect(`memlab> `)
+
 	// A magic, and %save.
 	term.typeText("%who\r")
 	term.expect(`answer +int`)
@@ -192,6 +198,22 @@ func TestReplUnderAPty(t *testing.T) {
 	term.expect(`memlab> `)
 	term.typeText("\x04")
 	term.wait()
+
+	hb, err := os.ReadFile(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(hb), "tok-secret") || !strings.Contains(string(hb), "answer := 6 *\n7\n") {
+		t.Errorf("the history holds the secret, or not the lines typed:\n%s", hb)
+	}
+	if fi, err := os.Stat(hist); err != nil {
+		t.Error(err)
+	} else if fi.Mode().Perm() != 0o600 {
+		t.Errorf("the history file's mode is %v, want 0600", fi.Mode().Perm())
+	}
+	if sb, _ := os.ReadFile(saved); strings.Contains(string(sb), "tok-secret") {
+		t.Errorf("%%save wrote the secret:\n%s", sb)
+	}
 
 	// A second REPL recalls the last line of the first: answer is not
 	// defined in this new session, which says so.
