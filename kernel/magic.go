@@ -143,30 +143,32 @@ func (s *Session) magic(ctx context.Context, n int, src string) (value string, c
 	return value, cerr, true
 }
 
-// misplacedMagic finds a magic ("%who") on a line after Go: a line whose
-// first token is %, which Go never accepts there, followed by a name. It
-// returns the line and the magic, or 0.
+// misplacedMagic finds a magic ("%who") on a line after Go: a line that
+// starts with a % token (not in a string or a comment), which Go never
+// accepts there, followed by a name. It returns the line and the magic,
+// or 0.
 func misplacedMagic(src string) (line int, name string) {
 	fset := token.NewFileSet()
 	f := fset.AddFile("", -1, len(src))
 	var sc scanner.Scanner
 	sc.Init(f, []byte(src), func(token.Position, string) {}, 0)
-	prevLine := 0
+	first := true
 	for {
 		pos, tok, _ := sc.Scan()
 		if tok == token.EOF {
 			return 0, ""
 		}
-		l := f.Line(pos)
-		if tok == token.REM && l > prevLine && prevLine > 0 {
+		if tok == token.REM && !first {
 			off := f.Offset(pos)
-			if m := magicLine.FindStringSubmatch(src[off : off+strings.IndexByte(src[off:]+"\n", '\n')]); m != nil && m[1] != "!" {
-				return l, m[1]
+			start := strings.LastIndexByte(src[:off], '\n') + 1
+			end := off + strings.IndexByte(src[off:]+"\n", '\n')
+			if strings.TrimSpace(src[start:off]) == "" {
+				if m := magicLine.FindStringSubmatch(src[off:end]); m != nil && m[1] != "!" {
+					return f.Line(pos), m[1]
+				}
 			}
 		}
-		if tok != token.SEMICOLON {
-			prevLine = l
-		}
+		first = false
 	}
 }
 

@@ -203,3 +203,23 @@ func TestUnknownMagicAndGoAfterMagics(t *testing.T) {
 		t.Error("IsMagic misjudges")
 	}
 }
+
+// FuzzMisplacedMagic: finding a magic after Go never panics, and the line
+// it names is in the cell and starts with the magic it names.
+func FuzzMisplacedMagic(f *testing.F) {
+	for _, s := range []string{"x := 1\n%who", "%who", "y := `\n%who`", "a %\nb", "/*\n%env*/", "x := 1\n  %%time\n", "\n%"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		IsMagic(src)
+		SetsSecret(src)
+		line, name := misplacedMagic(src)
+		if line == 0 {
+			return
+		}
+		lines := strings.Split(src, "\n")
+		if line > len(lines) || !strings.HasPrefix(strings.TrimLeft(lines[line-1], " \t\r\f\v"), name) || !strings.HasPrefix(name, "%") {
+			t.Fatalf("misplacedMagic(%q) = %d, %q", src, line, name)
+		}
+	})
+}
