@@ -213,6 +213,7 @@ func (s *Session) shell(ctx context.Context, cmd string) *CellError {
 	}
 	c := exec.CommandContext(ctx, "sh", "-c", cmd)
 	c.Stdout, c.Stderr = s.stdout, s.stderr
+	shellGroup(c)
 	c.WaitDelay = time.Second // a child keeping the pipes open after a kill
 	err := c.Run()
 	if err == nil {
@@ -222,6 +223,11 @@ func (s *Session) shell(ctx context.Context, cmd string) *CellError {
 		return &CellError{Kind: "interrupted", Msg: fmt.Sprintf("interrupted: shell command %q killed", cmd), Err: ctx.Err()}
 	}
 	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() < 0 {
+		// Killed by a signal, not by an interrupt of the cell (the shell
+		// has a process group of its own, see shellGroup).
+		return &CellError{Kind: "interrupted", Msg: fmt.Sprintf("interrupted: shell command %q: %v", cmd, ee), Err: err}
+	}
 	if errors.As(err, &ee) {
 		return &CellError{Kind: "error", Msg: fmt.Sprintf("shell command %q exited with status %d", cmd, ee.ExitCode()), Err: err}
 	}

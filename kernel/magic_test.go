@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -149,6 +150,20 @@ func TestMagicShell(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("cancelling !sleep took %v", d)
+	}
+	// An interrupt kills the whole command, the shell's children too.
+	ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	if ce := cellErr(t, s.Exec(ctx, "!sleep 30; echo done")); ce.Kind != "interrupted" {
+		t.Errorf("!sleep 30; echo done cancelled: %+v", ce)
+	}
+	if d := time.Since(start); d > 900*time.Millisecond && runtime.GOOS != "windows" {
+		t.Errorf("cancelling a shell and its child took %v: the child was left running", d)
+	}
+	// A shell killed by a signal is an interruption.
+	if ce := cellErr(t, run(t, s, "!kill -INT $$; sleep 5")); ce.Kind != "interrupted" || !strings.Contains(ce.Msg, "signal: interrupt") {
+		t.Errorf("!kill -INT $$: %+v", ce)
 	}
 	// The session is still alive.
 	if r := run(t, s, "1 + 1"); r.Value != "2" {
