@@ -78,8 +78,25 @@ func (term *terminal) typeText(s string) {
 	}
 }
 
-// ansiRE matches the terminal control sequences readline writes.
+// ansiRE matches the terminal control sequences readline writes, and
+// carriage returns.
 var ansiRE = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]|\r`)
+
+// clean returns raw without ansiRE's matches, and for each byte of the
+// result plus its end, the offset in raw just after it.
+func clean(raw string) (string, []int) {
+	var b strings.Builder
+	ends := []int{0}
+	last := 0
+	for _, m := range append(ansiRE.FindAllStringIndex(raw, -1), []int{len(raw), len(raw)}) {
+		for i := last; i < m[0]; i++ {
+			b.WriteByte(raw[i])
+			ends = append(ends, i+1)
+		}
+		last = m[1]
+	}
+	return b.String(), ends
+}
 
 // expect waits until what the terminal shows after the last expectation
 // matches re, and consumes it.
@@ -89,18 +106,11 @@ func (term *terminal) expect(re string) string {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		term.mu.Lock()
-		all := term.out.String()
+		raw := term.out.String()[term.seen:]
 		term.mu.Unlock()
-		rest := ansiRE.ReplaceAllString(all[term.seen:], "")
+		rest, ends := clean(raw)
 		if loc := rx.FindStringIndex(rest); loc != nil {
-			// Consume up to the match in the raw output: find the raw
-			// offset whose cleaned prefix covers the match.
-			for i := term.seen; i <= len(all); i++ {
-				if len(ansiRE.ReplaceAllString(all[term.seen:i], "")) >= loc[1] {
-					term.seen = i
-					break
-				}
-			}
+			term.seen += ends[loc[1]]
 			return rest[loc[0]:loc[1]]
 		}
 		select {
