@@ -19,9 +19,18 @@ import (
 // changes; assignments to cell variables still reach them. (A func literal
 // called in place would not do: yaegi re-runs it on every later Eval.)
 
+//
+// Two more forms fail at the top level and work in a func: a type switch
+// that binds its value (`switch x := v.(type)`: an index out of range in
+// yaegi's compiler), and the per-iteration copy of a loop variable the
+// rewrite adds (`i := i`: at the top level yaegi takes both for one
+// variable and the loop never ends).
+
 // needsHoist reports whether st is a compound statement with a short
-// variable declaration of two or more names somewhere inside it.
-func needsHoist(st ast.Stmt) bool {
+// variable declaration of two or more names somewhere inside it, or, when
+// more is set (the session rewrites cells), a copy of a variable into one
+// of its own name or a binding type switch.
+func needsHoist(st ast.Stmt, more bool) bool {
 	switch st.(type) {
 	case *ast.ForStmt, *ast.RangeStmt, *ast.IfStmt, *ast.SwitchStmt,
 		*ast.TypeSwitchStmt, *ast.SelectStmt, *ast.BlockStmt, *ast.LabeledStmt:
@@ -30,12 +39,29 @@ func needsHoist(st ast.Stmt) bool {
 	}
 	found := false
 	ast.Inspect(st, func(n ast.Node) bool {
-		if as, ok := n.(*ast.AssignStmt); ok && as.Tok == token.DEFINE && len(as.Lhs) > 1 {
-			found = true
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE && (len(n.Lhs) > 1 || more && selfCopy(n)) {
+				found = true
+			}
+		case *ast.TypeSwitchStmt:
+			if as, ok := n.Assign.(*ast.AssignStmt); ok && as.Tok == token.DEFINE && more {
+				found = true
+			}
 		}
 		return !found
 	})
 	return found
+}
+
+// selfCopy reports whether as is `x := x`.
+func selfCopy(as *ast.AssignStmt) bool {
+	if len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+		return false
+	}
+	l, ok1 := as.Lhs[0].(*ast.Ident)
+	r, ok2 := as.Rhs[0].(*ast.Ident)
+	return ok1 && ok2 && l.Name == r.Name
 }
 
 // hoist returns the two units that declare a func holding the statement src

@@ -41,6 +41,9 @@ type Options struct {
 	// it to publish outputs while the cell runs. Output made after Exec
 	// returned (a goroutine the cell left running) is not delivered.
 	OnOutput func(CellOutput)
+	// Literal runs cells as written, without the rewrite of what yaegi
+	// gets wrong (see rewrite.go); for measuring what the rewrite fixes.
+	Literal bool
 }
 
 // OutputKind is the kind of one piece of cell output.
@@ -109,11 +112,13 @@ type Session struct {
 	hoists  int             // statements hoisted into funcs so far (see hoist.go)
 	consts  map[string]bool // const names declared by earlier cells
 	cell    cellContext     // the running cell's context (see cellctx.go)
+	tenv    *typeEnv        // what go/types knows of the session (see rewrite.go)
 }
 
 type defn struct {
 	cell int
-	text string
+	text string // the declaration with its spaces normalized, to compare
+	src  string // the declaration as written, for the rewrite's checks
 }
 
 var (
@@ -158,11 +163,18 @@ func NewSession(opts Options) (*Session, error) {
 			return nil, fmt.Errorf("kernel: new session: load symbols[%d]: %w", i, err)
 		}
 	}
+	if !opts.Literal {
+		if _, err := s.in.Compile(slicesExtra); err != nil {
+			return nil, fmt.Errorf("kernel: new session: compile the slices sorting funcs: %w", err)
+		}
+		s.tenv = newTypeEnv(newSymbolImporter(append([]interp.Exports{stdlib.Symbols}, opts.Symbols...), sourcePackages()))
+	}
 	return s, nil
 }
 
 // recorder collects one cell's output.
 type recorder struct {
+	cell   int // the cell's number
 	mu     sync.Mutex
 	outs   []CellOutput
 	stdout strings.Builder
@@ -269,7 +281,7 @@ func (w *streamWriter) Write(p []byte) (int, error) {
 		if m := panicRE.FindSubmatch(p); m != nil {
 			if rec != nil {
 				l, _ := strconv.Atoi(string(m[1]))
-				c, l := decodeLine(l)
+				c, l := decodeLine(l, rec.cell)
 				rec.mu.Lock()
 				rec.panics = append(rec.panics, frame{cell: c, line: l, fn: string(m[3])})
 				rec.mu.Unlock()
@@ -308,7 +320,8 @@ type prepared struct {
 	types      map[string]string
 	funcs      map[string]string
 	funcLines  map[string]int
-	consts     []string // const names declared (vars are in interp.Globals)
+	srcs       map[string]string // type or func key -> its source text
+	consts     []string          // const names declared (vars are in interp.Globals)
 }
 
 // Exec runs one cell. It never panics on bad cell code: compile errors,
@@ -324,7 +337,7 @@ func (s *Session) Exec(ctx context.Context, src string) *CellResult {
 
 	s.count++
 	n := s.count
-	rec := &recorder{}
+	rec := &recorder{cell: n}
 	s.setCurrent(rec)
 	prevSink := displayhost.SetSink(func(o display.Output) {
 		rec.display(o)
@@ -372,6 +385,13 @@ func (s *Session) exec(ctx context.Context, n int, src string) (string, *CellErr
 		ce.Cell = n
 		return "", ce
 	}
+	var rw *rewriter
+	if s.tenv != nil {
+		var cerr *CellError
+		if chunks, rw, cerr = s.rewrite(n, chunks); cerr != nil {
+			return "", cerr
+		}
+	}
 	// Parse and check every chunk before running any, so that a syntax error
 	// or a type redefinition leaves the session untouched.
 	var preps []*prepared
@@ -379,12 +399,18 @@ func (s *Session) exec(ctx context.Context, n int, src string) (string, *CellErr
 	for _, c := range chunks {
 		p, cerr := s.prepare(n, c, localImports)
 		if cerr != nil {
-			return "", cerr
+			return "", rw.explain(cerr)
 		}
 		preps = append(preps, p)
 	}
+	if rw != nil {
+		defer s.tenv.remember(rw.cc)
+	}
 	var value string
 	for i, p := range preps {
+		if rw != nil && i == rw.lead {
+			rw.commit()
+		}
 		for j, u := range p.units {
 			rec := s.current()
 			rec.mu.Lock()
@@ -394,6 +420,9 @@ func (s *Session) exec(ctx context.Context, n int, src string) (string, *CellErr
 			if err != nil {
 				cerr := s.evalError(ctx, n, p.chunk, u.line, err)
 				s.explainLoop(cerr, u.text)
+				cerr = rw.explain(cerr)
+				hint(cerr, u.text)
+				s.explainError(cerr) // errors.go: imports and panics in the user's terms
 				if cerr.Kind != "compile" && p.chunk.Kind != ChunkStmt {
 					s.commit(n, p) // the declarations exist; a var initializer failed
 				}
@@ -435,7 +464,7 @@ func (s *Session) prepare(n int, c Chunk, localImports map[string]bool) (*prepar
 	fset := token.NewFileSet()
 	name := interp.DefaultSourceName
 	if c.Kind == ChunkStmt {
-		text := "package main; func main() {" + directive(n*lineBase+c.Line, c.Col) + c.Source + "\n}"
+		text := "package main; func main() {" + directive(encodeLine(n, c.Line), c.Col) + c.Source + "\n}"
 		f, err := parser.ParseFile(fset, name, text, parser.DeclarationErrors|parser.ParseComments)
 		if err != nil {
 			return nil, parseError(n, c, err)
@@ -447,14 +476,14 @@ func (s *Session) prepare(n int, c Chunk, localImports map[string]bool) (*prepar
 		for _, st := range body.List {
 			pos := fset.Position(st.Pos())
 			src := text[tf.Offset(st.Pos()):tf.Offset(st.End())]
-			_, line := decodeLine(pos.Line)
+			_, line := decodeLine(pos.Line, n)
 			lead := ""
 			if strings.HasPrefix(src, "func") {
 				// yaegi would take a leading func literal for a declaration
 				// and define main() from it; an empty statement first avoids that.
 				lead = ";"
 			}
-			if needsHoist(st) {
+			if needsHoist(st, s.tenv != nil) {
 				p.units = append(p.units, s.hoist(src, pos.Line, pos.Column, line)...)
 				continue
 			}
@@ -473,7 +502,7 @@ func (s *Session) prepare(n int, c Chunk, localImports map[string]bool) (*prepar
 		return p, nil
 	}
 
-	head := "package main" + directive(n*lineBase+c.Line, c.Col)
+	head := "package main" + directive(encodeLine(n, c.Line), c.Col)
 	text := head + c.Source
 	f, err := parser.ParseFile(fset, name, text, parser.DeclarationErrors|parser.ParseComments)
 	if err != nil {
@@ -485,6 +514,7 @@ func (s *Session) prepare(n int, c Chunk, localImports map[string]bool) (*prepar
 	p.types = map[string]string{}
 	p.funcs = map[string]string{}
 	p.funcLines = map[string]int{}
+	p.srcs = map[string]string{}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.GenDecl:
@@ -513,11 +543,12 @@ func (s *Session) prepare(n int, c Chunk, localImports map[string]bool) (*prepar
 							drop = append(drop, sp)
 							continue
 						}
-						_, line := decodeLine(fset.Position(sp.Pos()).Line)
+						_, line := decodeLine(fset.Position(sp.Pos()).Line, n)
 						return nil, &CellError{Cell: n, Line: line, Kind: "compile",
 							Msg: fmt.Sprintf("type %s is already defined in cell %d; restart the session to change it", tname, old.cell)}
 					}
 					p.types[tname] = def
+					p.srcs[tname] = text[tf.Offset(sp.Pos()):tf.Offset(sp.End())]
 				}
 			}
 			if len(drop) > 0 {
@@ -533,7 +564,8 @@ func (s *Session) prepare(n int, c Chunk, localImports map[string]bool) (*prepar
 		case *ast.FuncDecl:
 			key := funcKey(d)
 			p.funcs[key] = nodeText(fset, d)
-			_, p.funcLines[key] = decodeLine(fset.Position(d.Pos()).Line)
+			p.srcs[key] = text[tf.Offset(d.Pos()):tf.Offset(d.End())]
+			_, p.funcLines[key] = decodeLine(fset.Position(d.Pos()).Line, n)
 			kept++
 		}
 	}
@@ -549,7 +581,7 @@ func (s *Session) commit(n int, p *prepared) {
 		s.imports[k] = n
 	}
 	for k, t := range p.types {
-		s.types[k] = defn{cell: n, text: t}
+		s.types[k] = defn{cell: n, text: t, src: p.srcs[k]}
 	}
 	for _, c := range p.consts {
 		s.consts[c] = true
@@ -559,11 +591,9 @@ func (s *Session) commit(n int, p *prepared) {
 			fmt.Fprintf(s.stderr, "warning: cell %d, line %d: func %s redefines the one from cell %d; funcs defined earlier still call the old %s: re-run their cells\n",
 				n, p.funcLines[k], k, old.cell, k)
 		}
-		s.funcs[k] = defn{cell: n, text: t}
+		s.funcs[k] = defn{cell: n, text: t, src: p.srcs[k]}
 	}
 }
-
-const compilePanicHint = "known causes in yaegi v0.16.1: range over an int or a func, a top-level comma-ok type assertion (v, ok := x.(T)), generic type inference from a func literal or a compiled type"
 
 // evalError turns an error of EvalWithContext into a CellError.
 func (s *Session) evalError(ctx context.Context, n int, c Chunk, line int, err error) *CellError {
@@ -582,7 +612,7 @@ func (s *Session) evalError(ctx context.Context, n int, c Chunk, line int, err e
 		// Interpreted code that panics always unwinds through at least one
 		// frame that yaegi reports; no frame means yaegi's compile phase.
 		return &CellError{Cell: n, Line: line, Kind: "compile", Err: err,
-			Msg: fmt.Sprintf("yaegi failed to compile this code (internal error %q); %s", fmt.Sprint(pe.Value), compilePanicHint)}
+			Msg: fmt.Sprintf("the interpreter (yaegi v0.16.1) cannot compile this statement (it failed with %q): %s", fmt.Sprint(pe.Value), workaround(c.Source))}
 	}
 	ce := &CellError{Cell: n, Line: line, Kind: "panic", Err: err}
 	v := fmt.Sprint(pe.Value)
@@ -614,13 +644,13 @@ func positioned(n int, c Chunk, line int, kind string, err error) *CellError {
 	if errors.As(err, &el) && len(el) > 0 {
 		msg = el[0].Error()
 	}
-	if cell, line, rest, ok := splitPos(msg); ok {
+	if cell, line, rest, ok := splitPos(msg, n); ok {
 		if cell == n {
 			ce.Line = line
 		}
 		msg = rest
 	}
-	msg = cleanMsg(msg)
+	msg = cleanMsg(msg, n)
 	if strings.Contains(msg, "undefined: min") || strings.Contains(msg, "undefined: max") {
 		if strings.Contains(c.Source, "min(") || strings.Contains(c.Source, "max(") {
 			msg += " (the min and max builtins are not available in yaegi v0.16.1)"

@@ -16,17 +16,17 @@
 // proxies** (token F1, ROUGE-L of the answer against the reference), labelled as proxies.
 
 // %% [parameters]
-data := ""                                                    // dataset path; "" = bundled sample (KnowMe: ../shared/datasets/knowmebench/dataset1)
-errata := ""                                                  // errata CSV (datasets.ReadErrata); "" = none
-rubric := "../shared/datasets/knowmebench/evaluate prompt.md" // official rubric file; "" = memlab's own
-k := 50                                                       // retrieval depth (KnowMe's Naive RAG uses 50)
-limit := 0                                                    // questions per task (0 = all)
-base := "recent"                                              // the base row: recent (the long context) or none
-tokens := 24000                                               // recent's token budget (fits a 32k-context backbone)
-systems := "naive,mem0,memos,timeline"                        // the rows compared with base
-backbones := "qwen3-32b,gpt-5-mini"                           // reader models (the paper's two backbones)
-seed := 1                                                     // seed of the bootstrap intervals and permutation tests
-resamples := 2000                                             // bootstrap resamples and Monte Carlo permutations
+data := ""                                                       // dataset path; "" = bundled sample (KnowMe: ../../shared/datasets/knowmebench/dataset1)
+errata := ""                                                     // errata CSV (datasets.ReadErrata); "" = none
+rubric := "../../shared/datasets/knowmebench/evaluate prompt.md" // official rubric file; "" = memlab's own
+k := 50                                                          // retrieval depth (KnowMe's Naive RAG uses 50)
+limit := 0                                                       // questions per task (0 = all)
+base := "recent"                                                 // the base row: recent (the long context) or none
+tokens := 24000                                                  // recent's token budget (fits a 32k-context backbone)
+systems := "naive,mem0,memos,timeline"                           // the rows compared with base
+backbones := "qwen3-32b,gpt-5-mini"                              // reader models (the paper's two backbones)
+seed := 1                                                        // seed of the bootstrap intervals and permutation tests
+resamples := 2000                                                // bootstrap resamples and Monte Carlo permutations
 
 // %%
 import (

@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 notebooks=(clonemem_retrieval clonemem_qa clonemem_ablation_embedding clonemem_ablation_units clonemem_breakdown knowme_table1 error_analysis)
-knowme=../shared/datasets/knowmebench/dataset1
+knowme=../../shared/datasets/knowmebench/dataset1 # as the notebook sees it: a -p path resolves from the notebook's directory
 doc=docs/REPRODUCING.md
 
 tmp=$(mktemp -d)
@@ -46,7 +46,7 @@ for nb in "${notebooks[@]}"; do
 	}
 	rm -f "docs/results/$nb/$nb.ipynb" # the report (.md) and the figures are what the docs show
 done
-if [ -z "${SKIP_KNOWME:-}" ] && [ -d "$knowme" ]; then
+if [ -z "${SKIP_KNOWME:-}" ] && [ -d "notebooks/$knowme" ]; then
 	echo "offline, KnowMe dataset 1: knowme_table1" >&2
 	offline "$memlab" run notebooks/knowme_table1.go -p "data=$knowme" -o docs/results/knowme_table1_dataset1 -no-store -quiet >/dev/null 2>"$tmp/km.err" || {
 		cat "$tmp/km.err" >&2

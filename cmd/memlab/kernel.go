@@ -22,7 +22,9 @@ import (
 // stderr (the Jupyter server's log) and the runs' progress to the notebook,
 // as one display updated in place (-quiet: none). The cells run in a worker
 // process (-isolate=false: in this one): a cell that crashes it fails with
-// a "Crash" error and the next cell runs in a fresh session.
+// a "Crash" error and the next cell runs in a fresh session. Jupyter starts
+// the kernel in the notebook's directory (jupyter_server, and nbclient with
+// nbconvert's resources path): the cells run there, as under memlab run.
 func cmdKernel(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("kernel", flag.ContinueOnError)
 	fs.SetOutput(stderr)

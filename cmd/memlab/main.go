@@ -2,7 +2,8 @@
 //
 // Usage:
 //
-//	memlab run [-o DIR] [-p name=value]... [-store FILE | -no-store] [-quiet] [-isolate=false] [-dry-run] NOTEBOOK.go
+//	memlab run [-o DIR] [-p name=value]... [-store FILE | -no-store] [-quiet] [-isolate=false] [-dry-run] NOTEBOOK.go|NOTEBOOK.ipynb
+//	memlab convert [-to go|ipynb] [-outputs] NOTEBOOK [OUT]
 //	memlab sweep [-o DIR] -p name=v1,v2... [-store FILE | -no-store] [-quiet] NOTEBOOK.go
 //	memlab datasets validate [-strict] [-max N] PATH
 //	memlab datasets stats PATH
@@ -15,6 +16,7 @@
 //	memlab calibrate -data PATH [-per-task N] [-seed S] [-write FILE.csv] [-human FILE.csv] [-kind knowme|clonemem] [-model M] [-rubric FILE] [-threshold T] [-workers N]
 //	memlab reproduce [-o DIR] MANIFEST
 //	memlab kernel [-store FILE | -no-store] [-quiet] [-isolate=false] CONNECTION_FILE
+//	memlab kernel extend [-o BINARY] [-name KERNELNAME] [-prefix P] [-src DIR] MODULE@VERSION... | -list
 //	memlab repl [-p name=value]... [-o DIR] [-store FILE | -no-store] [-quiet] [-isolate=false] [NOTEBOOK.go]
 //	memlab install [--user | --prefix P] [--name N]
 //	memlab cache stats|clear [-older-than D] [-path FILE]
@@ -23,11 +25,16 @@
 //	memlab version
 //
 // run executes a notebook (Go source with jupytext "percent" cell markers,
-// `// %%`) cell by cell in the memlab interpreter, echoing each cell's output,
-// and writes NOTEBOOK.ipynb (nbformat 4, with outputs) and NOTEBOOK.md (a
-// markdown report) next to the notebook or under -o DIR. -p overrides a
-// variable assigned in the cell marked `// %% [parameters]`; a name that is
-// not assigned there is an error. A cell error stops the run (later cells are
+// `// %%`, or a Jupyter .ipynb whose code cells are Go) cell by cell in the
+// memlab interpreter, echoing each cell's output, and writes NOTEBOOK.ipynb
+// (nbformat 4, with outputs) and NOTEBOOK.md (a markdown report) next to
+// the notebook or under -o DIR (X.out.ipynb and X.out.md where a run of
+// X.ipynb would overwrite it). The cells run in the notebook's directory, as
+// Jupyter runs a notebook's kernel: relative paths in cells and in -p values
+// resolve against it. -p overrides a variable assigned in the parameters
+// cell (`// %% tags=["parameters"]` as jupytext writes it, or
+// `// %% [parameters]`; in an .ipynb the cell tagged "parameters", as for
+// papermill); a name that is not assigned there is an error. A cell error stops the run (later cells are
 // not executed), the outputs are still written, and memlab exits 1. Ctrl-C
 // (SIGINT) and SIGTERM (timeout, systemd, kill) interrupt the running cell
 // the same way: stderr names the signal, the outputs so far are written
@@ -49,6 +56,15 @@
 // with the calls refused outside runs and one total (reports.DryRun), and the
 // estimates are written to NOTEBOOK.estimate.json. After a real run that called
 // models, what each stage spent is printed from the runs' records.
+//
+// convert turns a .go notebook into an .ipynb (no outputs; memlab's
+// kernelspec) and an .ipynb into a .go notebook in jupytext's percent
+// format: cells, markdown, raw cells, titles, tags, parameters and cell
+// metadata are kept, and a .go file converted to .ipynb and back is the
+// same bytes (what the .go form needs is stored in the .ipynb's metadata,
+// see notebook.Notebook.Percent). OUT defaults to NOTEBOOK with the other
+// extension; -to names the format (OUT "-" writes to stdout); -outputs
+// keeps an .ipynb's outputs when writing .ipynb.
 //
 // sweep runs a notebook once per point of the grid of its -p axes (each a
 // parameter of the notebook with comma-separated values), writing each
@@ -128,6 +144,14 @@
 // writes that kernelspec (kernel.json with this binary's absolute path) into
 // the user's Jupyter data directory, or under --prefix P/share/jupyter.
 //
+// kernel extend builds a memlab binary whose kernel can also import the
+// packages of the given modules (MODULE@VERSION, as go get takes them):
+// it generates their yaegi symbol tables, builds cmd/memlab from memlab's
+// source with them (the go toolchain is needed; -src names the source when
+// the binary cannot find it) into -o BINARY (default: inside the
+// kernelspec directory) and installs it as kernelspec KERNELNAME (default
+// memlab-LAST, LAST the module's last path element). -list prints the
+// packages this binary's kernel has symbols for.
 // repl is an interactive session on the terminal: cells run as under run
 // (same run store and cache, in a worker process) with line editing,
 // history across sessions ($MEMLAB_HISTORY, else memlab/history under the
@@ -169,7 +193,8 @@ func (e usageError) Error() string { return e.msg }
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
 const usage = `usage:
-  memlab run [-o DIR] [-p name=value]... [-store FILE | -no-store] [-quiet] [-isolate=false] [-dry-run] NOTEBOOK.go
+  memlab run [-o DIR] [-p name=value]... [-store FILE | -no-store] [-quiet] [-isolate=false] [-dry-run] NOTEBOOK.go|NOTEBOOK.ipynb
+  memlab convert [-to go|ipynb] [-outputs] NOTEBOOK.go|NOTEBOOK.ipynb [OUT]
   memlab sweep [-o DIR] -p name=v1,v2... [-store FILE | -no-store] [-quiet] NOTEBOOK.go
   memlab grid [-data PATH] -p AXIS=V1,V2... [-system S] [-reader R] [-judge J] [-k K] [-baseline AXIS=V]
               [-tidy FILE.csv] [-store FILE | -no-store] [-quiet] [-dry-run]
@@ -185,6 +210,7 @@ const usage = `usage:
                    [-model M] [-rubric FILE] [-threshold T] [-workers N]
   memlab reproduce [-o DIR] MANIFEST
   memlab kernel [-store FILE | -no-store] [-quiet] [-isolate=false] CONNECTION_FILE
+  memlab kernel extend [-o BINARY] [-name KERNELNAME] [-prefix P] [-src DIR] MODULE@VERSION... | -list
   memlab repl [-p name=value]... [-o DIR] [-store FILE | -no-store] [-quiet] [-isolate=false] [NOTEBOOK.go]
   memlab install [--user | --prefix P] [--name N]
   memlab cache stats|clear [-older-than D] [-path FILE]
@@ -211,6 +237,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "run":
 		err = cmdRun(rest, stdout, stderr)
+	case "convert":
+		err = cmdConvert(rest, stdout, stderr)
 	case "datasets":
 		err = cmdDatasets(rest, stdout)
 		if len(rest) > 0 {
@@ -237,6 +265,11 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	case "reproduce":
 		err = cmdReproduce(rest, stdout, stderr)
 	case "kernel":
+		if len(rest) > 0 && rest[0] == "extend" {
+			cmd += " extend"
+			err = cmdKernelExtend(rest[1:], stdout, stderr)
+			break
+		}
 		err = cmdKernel(rest, stderr)
 	case "repl":
 		err = cmdRepl(rest, os.Stdin, stdout, stderr)

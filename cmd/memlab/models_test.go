@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -137,12 +138,13 @@ func TestKnowMeTable1Notebook(t *testing.T) {
 		t.Fatal(err)
 	}
 	useFakeServer(t, srv)
+	rubric := absPath(t, "../../../shared/datasets/knowmebench/evaluate prompt.md") // -p paths resolve in the notebook's directory
 	code, stdout, stderr := memlab(t, "run", "../../notebooks/knowme_table1.go", "-o", t.TempDir(),
-		"-p", "data="+data, "-p", "rubric=../../../shared/datasets/knowmebench/evaluate prompt.md", "-p", "limit=3", "-p", "systems=naive,timeline", "-p", "backbones=qwen3-32b") // Mem0 over 6,644 entries is covered on the sample by TestPaperNotebooksWithFakeModels
+		"-p", "data="+absPath(t, data), "-p", "rubric="+rubric, "-p", "limit=3", "-p", "systems=naive,timeline", "-p", "backbones=qwen3-32b") // Mem0 over 6,644 entries is covered on the sample by TestPaperNotebooksWithFakeModels
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stdout, `judge(knowme,rubric="../../../shared/datasets/knowmebench/evaluate prompt.md")`) {
+	if !strings.Contains(stdout, fmt.Sprintf("judge(knowme,rubric=%q)", rubric)) {
 		t.Errorf("the official rubric file was not used:\n%s", stdout)
 	}
 	for _, task := range []string{"Information Extraction", "Adversarial Abstention", "Temporal Reasoning", "Logical Event Ordering",

@@ -137,7 +137,7 @@ func TestKnowMeNotebookOnDataset1Offline(t *testing.T) {
 		t.Skipf("KnowMe-Bench dataset1 not found at %s (it lives in shared/, beside the project): %v", knowMeDataset1, err)
 	}
 	offlineEnv(t)
-	out, _ := runNotebook(t, "knowme_table1", "-p", "data="+knowMeDataset1)
+	out, _ := runNotebook(t, "knowme_table1", "-p", "data="+absPath(t, knowMeDataset1))
 	// Table 1's layout: the seven tasks as T1..T7 with the paper's columns, base (the recent
 	// long context) first, Mem0 skipped.
 	expect(t, "knowme_table1", out,

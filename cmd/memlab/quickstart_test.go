@@ -84,7 +84,7 @@ func TestQuickstartOnKnowMeDataset1(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("KnowMe-Bench dataset1 not found at %s (it lives in shared/, beside the project): %v", path, err)
 	}
-	out := runQuickstart(t, "-p", "data="+path)
+	out := runQuickstart(t, "-p", "data="+absPath(t, path))
 	for _, re := range []string{
 		`1010 questions, 896 with gold evidence`, `\| system=flat\(bm25\) k=10 \| 0\.400 \[0\.\d+, 0\.\d+\] \|`, `\(n=896\)`,
 		`\| Temporal Reasoning \| flat-bm25 \| 131 \|`, `\| Information Extraction \| oracle \| 130 \|`,

@@ -156,6 +156,9 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 		}
 		defer os.RemoveAll(dir)
 	}
+	if err := absPaths(nil); err != nil { // the rerun runs in the notebook's directory
+		return err
+	}
 	runs.SetDefaultStore(nil)
 	runs.SetDefaultProgress(nil)
 	var got []*record.Result

@@ -41,8 +41,9 @@ func (p paramFlag) Set(s string) error {
 	return nil
 }
 
-// cmdRun is `memlab run [-o DIR] [-p name=value]... NOTEBOOK`.
-// The cells run in a worker process unless -isolate=false.
+// cmdRun is `memlab run [-o DIR] [-p name=value]... NOTEBOOK`, a .go or
+// an .ipynb notebook. The cells run in a worker process unless
+// -isolate=false, in the notebook's directory (notebook.Run).
 func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -61,6 +62,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	nb, err := notebook.Parse(pos[0])
 	if err != nil {
+		return err
+	}
+	if err := absPaths(sf.path); err != nil { // the cells run in the notebook's directory
 		return err
 	}
 	if len(params) > 0 {
@@ -154,7 +158,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if *dry {
 		if res != nil && res.Ipynb != "" {
-			p := filepath.Join(filepath.Dir(res.Ipynb), strings.TrimSuffix(filepath.Base(pos[0]), ".go")+".estimate.json")
+			p := filepath.Join(filepath.Dir(res.Ipynb), strings.TrimSuffix(filepath.Base(res.Ipynb), ".ipynb")+".estimate.json")
 			if werr := writeEstimates(p, estimates); werr != nil {
 				fmt.Fprintf(stderr, "memlab run: dry run: %v\n", werr)
 			} else {

@@ -67,6 +67,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if len(axes) == 0 {
 		return usagef("sweep needs at least one -p name=v1,v2 axis")
 	}
+	if err := absPaths(sf.path); err != nil { // the points run in the notebook's directory
+		return err
+	}
 	path := pos[0]
 	nb, err := notebook.Parse(path)
 	if err != nil {

@@ -56,8 +56,12 @@
 // on control, then the kernel exits. The stdin channel is bound but unused:
 // cells read an empty standard input.
 //
-// Known gap: the session numbers cells by every Exec, so after silent
-// executions the "cell N" of error messages can run ahead of In [N].
+// The session numbers cells by every Exec, and a worker restarted after a
+// crash numbers them from 1 again; the kernel maps the session's numbers
+// to execution counts (cellnumbers.go), so the "cell N" of an error's
+// evalue and traceback is In [N]. kernel_info's language_info.version is
+// the Go the interpreter speaks (kernel.GoLevel), not the version of the
+// toolchain that built memlab.
 //
 // # Rich output
 //

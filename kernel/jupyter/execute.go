@@ -94,8 +94,9 @@ func (k *Kernel) execute(m *Message) {
 	if res.Value != "" && !c.Silent {
 		k.publish(m, ExecuteResult{ExecutionCount: n, Data: MIMEBundle{"text/plain": res.Value}})
 	}
+	k.cells.add(res.Count, n)
 	if res.Err != nil {
-		ename, evalue, tb := kernel.ErrorParts(res.Err)
+		ename, evalue, tb := kernel.ErrorParts(k.cells.renumber(res.Err))
 		e := ErrorContent{Ename: ename, Evalue: evalue, Traceback: tb}
 		if !c.Silent {
 			k.publish(m, e)

@@ -10,9 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -81,6 +79,7 @@ type Kernel struct {
 	// Only the executor goroutine touches these.
 	count   int
 	history []histEntry
+	cells   cellNumbers // the session's cell numbers as execution counts
 
 	histMu sync.Mutex
 
@@ -374,14 +373,14 @@ func (k *Kernel) handleKernelInfo(s *socket, m *Message) {
 		ImplementationVersion: k.version(),
 		LanguageInfo: LanguageInfo{
 			Name:              "go",
-			Version:           strings.TrimPrefix(runtime.Version(), "go"),
+			Version:           kernel.GoLevel, // the interpreter's Go, not the toolchain's
 			Mimetype:          "text/x-go",
 			FileExtension:     ".go",
 			PygmentsLexer:     "go",
 			CodemirrorMode:    "go",
 			NbconvertExporter: "script",
 		},
-		Banner: "memlab: Go notebooks interpreted by yaegi, with memlab, gonum and gonum/plot packages",
+		Banner: "memlab: Go notebooks interpreted by yaegi, with memlab, gonum and gonum/plot packages. Language: " + kernel.GoLevelNote,
 		HelpLinks: List[HelpLink]{
 			{Text: "memlab kernel", URL: "https://github.com/memlab/memlab/tree/main/kernel"},
 			{Text: "yaegi", URL: "https://github.com/traefik/yaegi"},

@@ -47,6 +47,8 @@ type nbMemlab struct {
 	DurationSeconds float64           `json:"duration_seconds"`
 	Status          string            `json:"status"`
 	Error           string            `json:"error,omitempty"`
+	// Percent is the layout of the .go file (see Notebook.Percent).
+	Percent *nbLayout `json:"percent,omitempty"`
 }
 
 type nbCell struct {
@@ -148,15 +150,18 @@ func ipynb(res *RunResult) ([]byte, error) {
 	for k, v := range nb.Params {
 		f.Metadata.Memlab.Parameters[k] = v
 	}
+	if !nb.layout.isZero() {
+		l := nb.layout
+		f.Metadata.Memlab.Percent = &l
+	}
 	if res.Err != nil {
 		f.Metadata.Memlab.Status = "error"
 		f.Metadata.Memlab.Error = res.Err.Error()
 	}
 	for i, c := range nb.Cells {
-		cell := nbCell{ID: fmt.Sprintf("cell-%d", i+1), CellType: c.Kind, Metadata: map[string]any{}, Source: nbLines(c.Source)}
-		if len(c.Tags) > 0 {
-			cell.Metadata["tags"] = c.Tags
-		}
+		// Tags, title, other metadata and the layout, as Ipynb writes them:
+		// the run's .ipynb converts back to the .go file.
+		cell := nbCell{ID: fmt.Sprintf("cell-%d", i+1), CellType: c.Kind, Metadata: c.ipynbMetadata(i == len(nb.Cells)-1), Source: nbLines(c.Source)}
 		if c.Kind == KindCode {
 			outs := []nbOutput{}
 			if r := res.Results[i]; r != nil {

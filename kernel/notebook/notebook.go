@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Cell kinds.
@@ -15,6 +16,9 @@ const (
 	KindCode = "code"
 	// KindMarkdown is a Markdown text cell.
 	KindMarkdown = "markdown"
+	// KindRaw is a raw cell (jupytext's "// %% [raw]"): text that is
+	// neither run nor rendered, kept as it is.
+	KindRaw = "raw"
 )
 
 // Cell tags with a meaning for the runner.
@@ -27,17 +31,27 @@ const (
 
 // Cell is one notebook cell.
 type Cell struct {
-	// Kind is KindCode or KindMarkdown.
+	// Kind is KindCode, KindMarkdown or KindRaw.
 	Kind string
 	// Title is the text after "// %%" ("" if none).
 	Title string
-	// Source is the cell text; for markdown cells, without the comment markers.
+	// Source is the cell text; for markdown and raw cells, without the
+	// comment markers.
 	Source string
 	// Tags are the cell's tags ("parameters", "injected-parameters", ...).
 	Tags []string
+	// Metadata is the cell's other metadata: jupytext's key=value pairs
+	// of the marker line (values in JSON), or an .ipynb cell's metadata
+	// but its tags, title and layout keys. Conversions keep it.
+	Metadata map[string]any
 	// Line is the line in the file of the first line of Source (for an empty
 	// cell, the line after its marker); 0 for cells not from the file.
 	Line int
+
+	// layout is how the .go file writes the cell (see layout.go).
+	layout cellLayout
+	// ipynb is what an .ipynb cell had besides its source (see ipynbread.go).
+	ipynb *ipynbCell
 }
 
 // HasTag reports whether the cell has tag t.
@@ -61,20 +75,30 @@ type Notebook struct {
 	Cells []Cell
 	// Params are the parameters applied by ApplyParams (nil if none).
 	Params map[string]string
+
+	// layout is how the .go file writes what is not a cell (see layout.go).
+	layout nbLayout
+	// ipynbMeta is the notebook metadata of an .ipynb file, kept by
+	// conversions to .ipynb (nil for a .go file).
+	ipynbMeta map[string]json.RawMessage
 }
 
-// Parse reads and parses a notebook file.
+// Parse reads and parses a notebook file: a Jupyter notebook (ParseIpynb)
+// when its name ends in ".ipynb", else a percent-format .go file
+// (ParseSource).
 func Parse(path string) (*Notebook, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("notebook: parse notebook: %w", err)
+	}
+	if IsIpynb(path) {
+		return ParseIpynb(path, b)
 	}
 	return ParseSource(path, b)
 }
 
 var (
 	markerRE = regexp.MustCompile(`^//\s?%%(\s.*)?$`)
-	tagsRE   = regexp.MustCompile(`(?:^|\s)tags\s*=\s*(\[[^\]]*\])`)
 	typeRE   = regexp.MustCompile(`^\[([a-zA-Z-]+)\]`)
 )
 
@@ -104,10 +128,11 @@ func ParseSource(name string, src []byte) (*Notebook, error) {
 			cur.Line = bodyStart
 		}
 		text := body[start:end]
-		if cur.Kind == KindMarkdown {
+		if cur.Kind != KindCode {
 			md := make([]string, len(text))
 			for i, l := range text {
-				t := strings.TrimSpace(l)
+				// Spaces after the text stay (a Markdown hard line break).
+				t := strings.TrimLeftFunc(l, unicode.IsSpace)
 				switch {
 				case t == "":
 					md[i] = ""
@@ -116,7 +141,7 @@ func ParseSource(name string, src []byte) (*Notebook, error) {
 				case strings.HasPrefix(t, "//"):
 					md[i] = t[2:]
 				default:
-					return fmt.Errorf("notebook: parse %s:%d: markdown cell: line is not a // comment", name, cur.Line+i)
+					return fmt.Errorf("notebook: parse %s:%d: %s cell: line is not a // comment", name, cur.Line+i, cur.Kind)
 				}
 			}
 			text = md
@@ -155,38 +180,74 @@ func ParseSource(name string, src []byte) (*Notebook, error) {
 	if len(nb.Cells) == 0 {
 		return nil, fmt.Errorf("notebook: parse %s: no cells (a cell starts with a \"// %%%%\" line)", name)
 	}
+	nb.captureLayout(src)
 	return nb, nil
 }
 
-// parseMarker reads what follows "// %%": an optional [type], a title and
-// jupytext metadata (only tags=[...] is used).
+// parseMarker reads what follows "// %%" as jupytext does: a title, a
+// cell type ("[markdown]", "[md]" or "[raw]" anywhere in the title; code
+// without one) and metadata as key=value pairs with JSON values
+// (tags=["parameters"], see parseMarkerMeta). memlab's own "[parameters]"
+// (or a cell type) at the start of the line is read too; another bracketed
+// word there is an error, as a misspelt cell type.
 func parseMarker(rest string) (*Cell, error) {
 	c := &Cell{Kind: KindCode}
+	typed := false
 	if m := typeRE.FindStringSubmatch(rest); m != nil {
 		switch strings.ToLower(m[1]) {
 		case "markdown", "md":
-			c.Kind = KindMarkdown
+			c.Kind, typed = KindMarkdown, true
+		case "raw":
+			c.Kind, typed = KindRaw, true
 		case "parameters":
 			c.Tags = append(c.Tags, TagParameters)
 		default:
-			return nil, fmt.Errorf("unknown cell type [%s] (want [markdown] or [parameters])", m[1])
+			return nil, fmt.Errorf("unknown cell type [%s] (want [markdown], [raw] or [parameters])", m[1])
 		}
 		rest = strings.TrimSpace(rest[len(m[0]):])
 	}
-	if m := tagsRE.FindStringSubmatchIndex(rest); m != nil {
+	title, meta, err := parseMarkerMeta(rest)
+	if err != nil {
+		return nil, err
+	}
+	if raw, ok := meta["tags"]; ok {
 		var tags []string
-		if err := json.Unmarshal([]byte(rest[m[2]:m[3]]), &tags); err != nil {
-			return nil, fmt.Errorf("cell tags %s: want a JSON list of strings: %w", rest[m[2]:m[3]], err)
+		b, _ := json.Marshal(raw)
+		if err := json.Unmarshal(b, &tags); err != nil {
+			return nil, fmt.Errorf("cell tags %s: want a JSON list of strings: %w", b, err)
 		}
 		for _, t := range tags {
 			if !c.HasTag(t) {
 				c.Tags = append(c.Tags, t)
 			}
 		}
-		// The words on either side stay words: "a tags=[] b" is titled "a b".
-		rest = strings.TrimSpace(strings.TrimSpace(rest[:m[0]]) + " " + strings.TrimSpace(rest[m[1]:]))
+		delete(meta, "tags")
 	}
-	c.Title = rest
+	// The layout keys of .ipynb cell metadata (jupytext's, memlab's) say
+	// how another file was written: nothing about this cell.
+	delete(meta, metaLinesToNext)
+	delete(meta, metaMemlab)
+	if t, ok := meta[metaTitle]; ok {
+		s, isString := t.(string)
+		if !isString || title != "" || strings.Contains(s, "\n") {
+			return nil, fmt.Errorf("cell title given as title=%s: want one line of text, and no other title on the marker line", pyJSON(t))
+		}
+		title = s
+		delete(meta, metaTitle)
+	}
+	if len(meta) > 0 {
+		c.Metadata = meta
+	}
+	if !typed {
+		for _, t := range []struct{ mark, kind string }{{"[markdown]", KindMarkdown}, {"[raw]", KindRaw}, {"[md]", KindMarkdown}} {
+			if i := strings.Index(title, t.mark); i >= 0 {
+				title = strings.TrimSpace(strings.TrimSpace(title[:i]) + " " + strings.TrimSpace(title[i+len(t.mark):]))
+				c.Kind = t.kind
+				break
+			}
+		}
+	}
+	c.Title = title
 	return c, nil
 }
 
@@ -201,7 +262,7 @@ func (nb *Notebook) paramCell() int {
 }
 
 // Title is the text of the first Markdown heading of the notebook, or the
-// file name without ".go".
+// file name without its extension (".go", ".ipynb").
 func (nb *Notebook) Title() string {
 	for _, c := range nb.Cells {
 		if c.Kind != KindMarkdown {
@@ -213,5 +274,6 @@ func (nb *Notebook) Title() string {
 			}
 		}
 	}
-	return strings.TrimSuffix(filepath.Base(nb.Path), ".go")
+	base := filepath.Base(nb.Path)
+	return strings.TrimSuffix(base, filepath.Ext(base))
 }

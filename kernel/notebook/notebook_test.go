@@ -41,6 +41,9 @@ x := n
 		{Kind: KindCode, Source: "", Tags: []string{TagParameters}, Line: 18},
 		{Kind: KindCode, Source: "", Line: 20},
 	}
+	for i := range nb.Cells {
+		nb.Cells[i].layout = cellLayout{} // how the file writes them: TestPercentRoundTrip
+	}
 	if !reflect.DeepEqual(nb.Cells, want) {
 		t.Errorf("cells:\n got %+v\nwant %+v", nb.Cells, want)
 	}
@@ -51,7 +54,8 @@ x := n
 	bad := []struct{ desc, src, want string }{
 		{"no cells", "//go:build ignore\npackage x\n", "nb.go: no cells"},
 		{"markdown not comment", "// %% [markdown]\n// ok\nnot a comment\n", "nb.go:3: markdown cell"},
-		{"unknown type", "// %%\nx := 1\n// %% [raw]\n", "nb.go:3: unknown cell type [raw]"},
+		{"unknown type", "// %%\nx := 1\n// %% [rwa]\n", "nb.go:3: unknown cell type [rwa]"},
+		{"raw not comment", "// %% [raw]\nnot a comment\n", "nb.go:2: raw cell"},
 		{"bad tags", "// %% tags=[1, 2]\n", "nb.go:1: cell tags"},
 	}
 	for _, c := range bad {

@@ -11,7 +11,7 @@ import (
 )
 
 // report renders a run as a Markdown report: title, parameters and run time,
-// markdown cells verbatim, code in ```go fences, streams in plain fences,
+// markdown cells verbatim (raw cells left out), code in ```go fences, streams in plain fences,
 // markdown displays inline, PNGs as images next to the report, errors with
 // their cell coordinate.
 func report(res *RunResult) string {
@@ -48,6 +48,9 @@ func report(res *RunResult) string {
 			if src = strings.Trim(src, "\n"); src != "" {
 				b.WriteString(src + "\n\n")
 			}
+			continue
+		}
+		if c.Kind != KindCode { // a raw cell is neither run nor rendered
 			continue
 		}
 		b.WriteString(fence(c.Source, "go"))

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/memlab/memlab/kernel"
@@ -33,6 +32,11 @@ type RunOptions struct {
 	// io.Closer is closed after the last cell, before the outputs are
 	// written.
 	NewExecutor func(kernel.Options) (kernel.Executor, error)
+	// WorkDir is the working directory of the cells, against which their
+	// relative paths resolve; "" means the notebook's directory, where
+	// Jupyter starts a kernel for a notebook it opens, so that a notebook
+	// reads the same files under Run and in Jupyter. See Run.
+	WorkDir string
 }
 
 // RunResult is the outcome of Run.
@@ -54,9 +58,17 @@ type RunResult struct {
 // Run executes the code cells of nb in order in a fresh kernel.Session (or
 // opts.NewExecutor's executor), stopping at the first cell error, then
 // writes <base>.ipynb and <base>.md (base is the notebook file name without
-// ".go") into opts.OutDir. It returns the cell error (a *kernel.CellError
-// with File and FileLine set) after writing the outputs; the result is
-// non-nil whenever the outputs were written.
+// ".go" or ".ipynb", with ".out" after it where <base>.ipynb would be the
+// notebook itself) into opts.OutDir. It returns the cell error (a
+// *kernel.CellError with File and FileLine set) after writing the outputs;
+// the result is non-nil whenever the outputs were written.
+//
+// The cells run in opts.WorkDir (default: the notebook's directory): Run
+// changes the process's working directory to it from before the executor
+// starts (a worker process inherits it) until the last cell ends, and
+// back before writing the outputs; runs that change it are serialized.
+// Meanwhile, relative paths the caller opened or holds (a database) must
+// not be used: make them absolute first.
 func Run(ctx context.Context, nb *Notebook, opts RunOptions) (*RunResult, error) {
 	outDir := opts.OutDir
 	if outDir == "" {
@@ -70,6 +82,10 @@ func Run(ctx context.Context, nb *Notebook, opts RunOptions) (*RunResult, error)
 		return nil, fmt.Errorf("notebook: run %s: %w", nb.Path, err)
 	}
 	sopts := kernel.Options{Symbols: opts.Symbols, Dir: absOut, Stdout: opts.Stdout, Stderr: opts.Stderr}
+	leave, err := enterWorkDir(nb, opts.WorkDir)
+	if err != nil {
+		return nil, fmt.Errorf("notebook: run %s: %w", nb.Path, err)
+	}
 	var s kernel.Executor
 	if opts.NewExecutor != nil {
 		s, err = opts.NewExecutor(sopts)
@@ -77,6 +93,7 @@ func Run(ctx context.Context, nb *Notebook, opts RunOptions) (*RunResult, error)
 		s, err = kernel.NewSession(sopts)
 	}
 	if err != nil {
+		leave()
 		return nil, fmt.Errorf("notebook: run %s: %w", nb.Path, err)
 	}
 	res := &RunResult{Notebook: nb, Results: make([]*kernel.CellResult, len(nb.Cells)), Started: time.Now()}
@@ -105,8 +122,9 @@ func Run(ctx context.Context, nb *Notebook, opts RunOptions) (*RunResult, error)
 			fmt.Fprintf(opts.Stderr, "notebook: run %s: %v\n", nb.Path, err)
 		}
 	}
+	leave()
 
-	base := strings.TrimSuffix(filepath.Base(nb.Path), ".go")
+	base := outputBase(nb.Path, outDir)
 	res.Ipynb = filepath.Join(outDir, base+".ipynb")
 	res.Report = filepath.Join(outDir, base+".md")
 	nbJSON, err := ipynb(res)

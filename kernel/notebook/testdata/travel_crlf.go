@@ -1,0 +1,9 @@
+// %% [markdown]
+//x without a space
+  // an indented line
+
+// %% [parameters]
+k := 1   
+	
+// %%
+fmt.Println(k)
