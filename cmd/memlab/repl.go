@@ -35,7 +35,8 @@ const HistoryEnv = "MEMLAB_HISTORY"
 // kept across sessions, multi-line input, completion (Tab) and `?name`
 // from the Jupyter kernel's logic, the magics of package kernel, Ctrl-C
 // interrupting the running cell, and `%save FILE.go`. With a notebook, its
-// cells (parameters applied) run first.
+// cells (parameters applied) run first, and the cells run in its
+// directory, as under run.
 func cmdRepl(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("repl", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -64,9 +65,35 @@ func cmdRepl(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	} else if len(params) > 0 {
 		return usagef("repl: -p needs a notebook whose parameters cell it sets")
 	}
+	start, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("repl: working directory: %w", err)
+	}
 	dir, err := filepath.Abs(cmpOr(*outDir, "."))
 	if err != nil {
 		return fmt.Errorf("repl: output directory %q: %w", *outDir, err)
+	}
+	if nb != nil {
+		// The cells run in the notebook's directory, as under run and in
+		// Jupyter, so that its relative paths (and -p's) name the same
+		// files; the paths given here keep naming what they named.
+		if hist := os.Getenv(HistoryEnv); hist != "" && !filepath.IsAbs(hist) {
+			os.Setenv(HistoryEnv, filepath.Join(start, hist))
+		}
+		if err := absPaths(sf.path); err != nil {
+			return err
+		}
+		nbDir, err := filepath.Abs(filepath.Dir(nb.Path))
+		if err != nil {
+			return fmt.Errorf("repl: %s: %w", nb.Path, err)
+		}
+		if *outDir == "" {
+			dir = nbDir
+		}
+		if err := os.Chdir(nbDir); err != nil {
+			return fmt.Errorf("repl: the cells' working directory: %w", err)
+		}
+		defer os.Chdir(start)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("repl: %w", err)
@@ -103,10 +130,7 @@ func cmdRepl(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		sess = s
 	}
-	r := &repl{sess: sess, help: jupyter.NewAssistant(sess, symbols), stdout: stdout, stderr: stderr}
-	if nb != nil {
-		r.header = nb.Header
-	}
+	r := &repl{sess: sess, help: jupyter.NewAssistant(sess, symbols), stdout: stdout, stderr: stderr, nb: nb, start: start}
 	err = r.loop(stdin, nb)
 	if !*isolate {
 		printUsage(stderr)
@@ -163,8 +187,9 @@ type repl struct {
 	help   *jupyter.Assistant
 	stdout io.Writer
 	stderr io.Writer
-	header string          // the notebook's header, for %save
-	cells  []notebook.Cell // what %save writes: the notebook's cells, then the cells that ran without error
+	nb     *notebook.Notebook // the notebook given (nil: none), whose layout %save keeps
+	start  string             // the directory memlab repl started in, against which %save's path is read
+	cells  []notebook.Cell    // what %save writes: the notebook's cells, then the cells that ran without error
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // the running cell's (nil at the prompt)

@@ -276,11 +276,11 @@ func TestPercentNotebookRoundTrips(t *testing.T) {
 		{Kind: notebook.KindCode, Title: "Greeting", Source: "import \"fmt\"\n\nfmt.Println(n)", Tags: []string{"slow"}},
 		{Kind: notebook.KindCode, Source: "%%time\nn * 2"},
 	}
-	text, err := percentNotebook("", cells)
+	text, err := percentNotebook(nil, cells)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nb, err := notebook.ParseSource("x.go", []byte(text))
+	nb, err := notebook.ParseSource("x.go", text)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
@@ -293,7 +293,7 @@ func TestPercentNotebookRoundTrips(t *testing.T) {
 			t.Errorf("cell %d read back as %+v, want %+v", i+1, c, w)
 		}
 	}
-	if _, err := percentNotebook("", []notebook.Cell{{Kind: notebook.KindCode, Source: "x := 1\n// %% oops"}}); err == nil {
+	if _, err := percentNotebook(nil, []notebook.Cell{{Kind: notebook.KindCode, Source: "x := 1\n// %% oops"}}); err == nil {
 		t.Error("a cell holding a marker line was written")
 	}
 }
@@ -326,14 +326,24 @@ func TestReplRunsTheNotebookFirst(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv(HistoryEnv, filepath.Join(tmp, "history"))
 	saved := filepath.Join(tmp, "again.go")
-	in := strings.NewReader("n * 10\nundefinedName\n%save " + saved + "\n")
+	in := strings.NewReader("n * 10\nundefinedName\n!pwd\n%save " + saved + "\n")
+	wd, _ := os.Getwd()
+	nbDir, _ := filepath.Abs("testdata")
 	var out, errs lockedBuffer
 	err := cmdRepl([]string{"-no-store", "-o", tmp, "-p", "name=repl", "testdata/params.go"}, in, &out, &errs)
 	if err != nil {
 		t.Fatalf("repl: %v\n%s", err, errs.String())
 	}
-	expect(t, "repl stdout", out.String(), `(?s)hello repl\nhello repl\n.*\n20\n.*wrote .*again\.go: 4 code cells`)
+	expect(t, "repl stdout", out.String(), `(?s)hello repl\nhello repl\n.*\n20\n.*wrote .*again\.go: 5 code cells`)
 	expect(t, "repl stderr", errs.String(), `undefined: undefinedName`)
+	// The cells ran in the notebook's directory; the REPL's caller is back
+	// where it was.
+	if !strings.Contains(out.String(), "\n"+nbDir+"\n") {
+		t.Errorf("!pwd did not print the notebook's directory %s:\n%s", nbDir, out.String())
+	}
+	if now, _ := os.Getwd(); now != wd {
+		t.Errorf("the working directory is %s after the REPL, want %s", now, wd)
+	}
 	nb, err := notebook.Parse(saved)
 	if err != nil {
 		t.Fatal(err)
@@ -343,7 +353,7 @@ func TestReplRunsTheNotebookFirst(t *testing.T) {
 		got = append(got, strings.Join(c.Tags, ",")+"|"+c.Source)
 	}
 	want := []string{"parameters|name := \"world\"\nn := 2", "injected-parameters|// Injected parameters.\nname = \"repl\"",
-		"|import \"fmt\"\n\nfor i := 0; i < n; i++ {\n\tfmt.Println(\"hello\", name)\n}", "|n * 10"}
+		"|import \"fmt\"\n\nfor i := 0; i < n; i++ {\n\tfmt.Println(\"hello\", name)\n}", "|n * 10", "|!pwd"}
 	if strings.Join(got, "\n---\n") != strings.Join(want, "\n---\n") {
 		t.Errorf("saved cells:\n%s\nwant:\n%s", strings.Join(got, "\n---\n"), strings.Join(want, "\n---\n"))
 	}
