@@ -31,6 +31,14 @@
 //     cell's context: interrupting the cell cancels the call, whatever
 //     context the cell passed.
 //
+// # Magics
+//
+// The leading lines of a cell may be magics (magic.go): %help, %env,
+// %time and %%time, !cmd and %who; the rest of the cell runs as Go with
+// its line numbers kept. A program adds to them through SetMagicHooks
+// (memlab: the catalog's components for %help, its URL redaction for
+// %env).
+//
 // # Describing variables
 //
 // DescribeVar and VarInfo describe a session variable as plain data, for

@@ -377,6 +377,9 @@ func (s *Session) Exec(ctx context.Context, src string) *CellResult {
 }
 
 func (s *Session) exec(ctx context.Context, n int, src string) (string, *CellError) {
+	if value, cerr, ok := s.magic(ctx, n, src); ok { // magic.go: %help, %env, %time, !cmd, %who
+		return value, cerr
+	}
 	chunks, err := SplitCell(src)
 	if err != nil {
 		var ce *CellError

@@ -17,6 +17,7 @@
 //	memlab reproduce [-o DIR] MANIFEST
 //	memlab kernel [-store FILE | -no-store] [-quiet] [-isolate=false] CONNECTION_FILE
 //	memlab kernel extend [-o BINARY] [-name KERNELNAME] [-prefix P] [-src DIR] MODULE@VERSION... | -list
+//	memlab repl [-p name=value]... [-o DIR] [-store FILE | -no-store] [-quiet] [-isolate=false] [NOTEBOOK.go]
 //	memlab install [--user | --prefix P] [--name N]
 //	memlab cache stats|clear [-older-than D] [-path FILE]
 //	memlab fake-openai [-addr HOST:PORT] [server options]
@@ -151,6 +152,15 @@
 // kernelspec directory) and installs it as kernelspec KERNELNAME (default
 // memlab-LAST, LAST the module's last path element). -list prints the
 // packages this binary's kernel has symbols for.
+// repl is an interactive session on the terminal: cells run as under run
+// (same run store and cache, in a worker process) with line editing,
+// history across sessions ($MEMLAB_HISTORY, else memlab/history under the
+// user's config directory), multi-line input (a cell that is not complete
+// continues on the next line), Tab completion and ?name docs as in the
+// Jupyter kernel, the magics (%help, %env, %time, !cmd, %who), Ctrl-C
+// interrupting the running cell (not the REPL; at the prompt it drops the
+// line), and %save FILE.go writing the session's cells as a notebook. With
+// NOTEBOOK.go, its cells run first (-p applied as under run). Ctrl-D quits.
 //
 // fake-openai serves the in-repo fake OpenAI-compatible server (scripted
 // answers, latency, faults) for smoke tests: point OPENAI_BASE_URL at it.
@@ -201,6 +211,7 @@ const usage = `usage:
   memlab reproduce [-o DIR] MANIFEST
   memlab kernel [-store FILE | -no-store] [-quiet] [-isolate=false] CONNECTION_FILE
   memlab kernel extend [-o BINARY] [-name KERNELNAME] [-prefix P] [-src DIR] MODULE@VERSION... | -list
+  memlab repl [-p name=value]... [-o DIR] [-store FILE | -no-store] [-quiet] [-isolate=false] [NOTEBOOK.go]
   memlab install [--user | --prefix P] [--name N]
   memlab cache stats|clear [-older-than D] [-path FILE]
   memlab fake-openai [-addr HOST:PORT] [server options, see -h]
@@ -260,6 +271,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 			break
 		}
 		err = cmdKernel(rest, stderr)
+	case "repl":
+		err = cmdRepl(rest, os.Stdin, stdout, stderr)
 	case "install":
 		err = cmdInstall(rest, stdout, stderr)
 	case "fake-openai":

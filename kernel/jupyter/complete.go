@@ -82,7 +82,7 @@ func continues(t token.Token) bool {
 func (k *Kernel) handleIsComplete(s *socket, m *Message) {
 	var c IsCompleteRequest
 	k.decode(m, &c)
-	status, indent := IsComplete(c.Code)
+	status, indent := IsCompleteCell(c.Code) // assist.go: magics
 	r := IsCompleteReply{Status: status}
 	if status == "incomplete" {
 		r.Indent = &indent
@@ -317,7 +317,7 @@ func (k *Kernel) handleComplete(s *socket, m *Message) {
 	var c CompleteRequest
 	k.decode(m, &c)
 	pos := cursor(c.Code, c.CursorPos)
-	matches, start := k.Completions(c.Code, runeToByte(c.Code, pos))
+	matches, start := k.complete(c.Code, runeToByte(c.Code, pos)) // assist.go: Completions and magics
 	k.reply(s, m, CompleteReply{
 		Status:      StatusOK,
 		Matches:     matches,

@@ -72,6 +72,11 @@
 // update_display_data. `memlab run` writes the same bundles to its .ipynb,
 // so a notebook's outputs are the same in both.
 //
+// # Outside Jupyter
+//
+// Assistant gives the same completion, inspection and is-complete answers
+// for a session without a connection: `memlab repl` uses it.
+//
 // # Kernelspec
 //
 // Install writes kernel.json (argv: the absolute memlab binary, "kernel",
