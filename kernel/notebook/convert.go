@@ -38,6 +38,9 @@ func (nb *Notebook) Ipynb(opts IpynbOptions) ([]byte, error) {
 		meta["kernelspec"] = nbKernelspec{Name: "memlab", DisplayName: "Go (memlab)", Language: "go"}
 		meta["language_info"] = nbLanguageInfo{Name: "go", FileExtension: ".go", Mimetype: "text/x-go"}
 	}
+	if n := nb.layout.strayCR; n > 0 {
+		return nil, fmt.Errorf("notebook: write %s as .ipynb: line %d holds a carriage return that is not the file's line ending (mixed line endings or a lone \\r), which an .ipynb cannot keep: give the file one line ending first", nb.Path, n)
+	}
 	if h := nb.layout.Header; h != nil && !utf8.ValidString(*h) {
 		return nil, fmt.Errorf("notebook: write %s as .ipynb: its header is not UTF-8 text, which an .ipynb cannot hold", nb.Path)
 	}

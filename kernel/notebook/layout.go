@@ -50,6 +50,10 @@ type nbLayout struct {
 	NoFinalNewline bool `json:"no_final_newline,omitempty"`
 	// LinesAtEnd is the number of empty lines after the last cell.
 	LinesAtEnd int `json:"lines_at_end,omitempty"`
+	// strayCR is the first line holding a "\r" that is not the file's line
+	// ending (mixed line endings, a lone carriage return), 0 for none: Percent
+	// writes it back, an .ipynb cannot hold it.
+	strayCR int
 }
 
 func (c cellLayout) isZero() bool {
@@ -82,6 +86,9 @@ func (nb *Notebook) captureLayout(src []byte) {
 	var marks []int
 	for i := range lines {
 		lines[i] = strings.TrimSuffix(lines[i], nl)
+		if l.strayCR == 0 && strings.Contains(lines[i], "\r") {
+			l.strayCR = i + 1
+		}
 		if isMarkerLine(lines[i]) {
 			marks = append(marks, i)
 		}
@@ -189,7 +196,7 @@ func (nb *Notebook) Percent() []byte {
 	for i := range nb.Cells {
 		c := &nb.Cells[i]
 		text := c.layout.Text
-		if text != "" && !textMeans(text, c) {
+		if text != "" && !textMeans(text, c, nb.layout.LineEnding) {
 			text = ""
 		}
 		if text == "" {
@@ -239,15 +246,20 @@ func markerMeans(m string, c *Cell) bool {
 	return sameCell(got, c)
 }
 
-// textMeans reports whether a cell's recorded text still parses to c. The
-// text is read as it ends the file too, without its last "\n": the last
-// cell of a file without a final newline keeps a lone "\r" that the "\n"
-// joinLines adds would turn into a line ending.
-func textMeans(text string, c *Cell) bool {
+// textMeans reports whether a cell's recorded text still parses to c, read
+// as Percent writes it: its "\n"s as the file's line ending nl ("" for
+// "\n"; a lone "\r" before a "\n" would otherwise read as a CRLF), and
+// without its last line ending too, as the last cell of a file without a
+// final newline ends.
+func textMeans(text string, c *Cell, nl string) bool {
 	if !strings.HasSuffix(text, "\n") || !isMarkerLine(text[:strings.Index(text, "\n")]) {
 		return false
 	}
-	for _, t := range []string{text, strings.TrimSuffix(text, "\n")} {
+	if nl == "" {
+		nl = "\n"
+	}
+	written := strings.ReplaceAll(text, "\n", nl)
+	for _, t := range []string{written, strings.TrimSuffix(written, nl)} {
 		nb, err := ParseSource("cell", []byte(t))
 		if err == nil && len(nb.Cells) == 1 && sameCell(&nb.Cells[0], c) {
 			return true
