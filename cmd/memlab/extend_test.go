@@ -170,31 +170,8 @@ func TestKernelExtendBuildsAKernelWithUUID(t *testing.T) {
 		t.Logf("jupyter_client missing (apt-get install python3-jupyter-client): not starting the kernelspec: %v", err)
 		return
 	}
-	cellsFile := filepath.Join(dir, "cells.json")
-	cb, _ := json.Marshal(cells)
-	os.WriteFile(cellsFile, cb, 0o644)
-	script, _ := filepath.Abs("testdata/session.py")
-	cmd := exec.Command(py, script, cellsFile)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
-		"JUPYTER_PATH="+filepath.Join(prefix, "share", "jupyter"),
-		"JUPYTER_DATA_DIR="+filepath.Join(dir, "data"),
-		"JUPYTER_RUNTIME_DIR="+filepath.Join(dir, "runtime"),
-		"MEMLAB_KERNEL_NAME=memlab-uuid",
-		"MEMLAB_CACHE="+filepath.Join(dir, "calls.db"),
-		"MEMLAB_RUNS="+filepath.Join(dir, "runs.db"),
-		"OPENAI_BASE_URL=", "OPENAI_API_KEY=", "MEMLAB_CONFIG=",
-	)
-	var pyErr strings.Builder
-	cmd.Stderr = &pyErr
-	pout, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("session.py on kernelspec memlab-uuid: %v\n%s", err, pyErr.String())
-	}
-	var got []sessionCell
-	if err := json.Unmarshal(pout, &got); err != nil {
-		t.Fatalf("session.py output: %v\n%s", err, pout)
-	}
+	got := runSessionPy(t, py, dir, append(jupyterEnv(filepath.Join(prefix, "share", "jupyter"), dir, "memlab-uuid"),
+		"MEMLAB_RUNS="+filepath.Join(dir, "runs.db")), cells)
 	if len(got) != 2 || got[0].Status != "ok" || got[1].Status != "ok" || !strings.Contains(got[1].Stdout, want) {
 		t.Errorf("kernelspec memlab-uuid through jupyter_client: %+v", got)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/memlab/memlab/kernel"
-	"github.com/memlab/memlab/kernel/jupyter"
 )
 
 // TestJupyterErrors runs testdata/errors.py on `memlab kernel -no-store`
@@ -27,35 +25,13 @@ func TestJupyterErrors(t *testing.T) {
 			err, strings.TrimSpace(string(out)))
 	}
 	tmp := t.TempDir()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := jupyter.NewKernelSpec(exe)
-	spec.Argv = []string{exe, "kernel", "-no-store", "-quiet", "{connection_file}"}
-	spec.Env = map[string]string{envAsMemlab: "1"}
-	specDir := filepath.Join(tmp, "share", "jupyter", "kernels", "memlab-errors")
-	if err := os.MkdirAll(specDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(spec)
-	if err := os.WriteFile(filepath.Join(specDir, "kernel.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	env := testKernelSpec(t, tmp, "memlab-errors", "-no-store", "-quiet")
 	work := filepath.Join(tmp, "work")
 	os.MkdirAll(work, 0o755)
 	script, _ := filepath.Abs("testdata/errors.py")
 	cmd := exec.Command(py, script)
 	cmd.Dir = work
-	cmd.Env = append(os.Environ(),
-		"JUPYTER_PATH="+filepath.Join(tmp, "share", "jupyter"),
-		"JUPYTER_DATA_DIR="+filepath.Join(tmp, "data"),
-		"JUPYTER_RUNTIME_DIR="+filepath.Join(tmp, "runtime"),
-		"MEMLAB_KERNEL_NAME=memlab-errors",
-		"MEMLAB_GO_LEVEL="+kernel.GoLevel,
-		"MEMLAB_CACHE="+filepath.Join(tmp, "calls.db"),
-		"OPENAI_BASE_URL=", "OPENAI_API_KEY=", "MEMLAB_CONFIG=",
-	)
+	cmd.Env = append(append(os.Environ(), env...), "MEMLAB_GO_LEVEL="+kernel.GoLevel)
 	out, err := cmd.CombinedOutput()
 	t.Logf("errors.py:\n%s", out)
 	if err != nil {

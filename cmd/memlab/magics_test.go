@@ -1,14 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/memlab/memlab/kernel/jupyter"
 )
 
 // jupyterCells runs cells through jupyter_client (testdata/session.py) on
@@ -21,50 +18,7 @@ func jupyterCells(t *testing.T, env []string, cells ...string) []sessionCell {
 		t.Skipf("jupyter_client missing (apt-get install python3-jupyter-client): %v %s", err, strings.TrimSpace(string(out)))
 	}
 	tmp := t.TempDir()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := jupyter.NewKernelSpec(exe)
-	spec.Argv = []string{exe, "kernel", "-no-store", "{connection_file}"}
-	spec.Env = map[string]string{envAsMemlab: "1"}
-	specDir := filepath.Join(tmp, "share", "jupyter", "kernels", "memlab-magics")
-	if err := os.MkdirAll(specDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(spec)
-	if err := os.WriteFile(filepath.Join(specDir, "kernel.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cellsFile := filepath.Join(tmp, "cells.json")
-	b, _ = json.Marshal(cells)
-	if err := os.WriteFile(cellsFile, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	script, _ := filepath.Abs("testdata/session.py")
-	cmd := exec.Command(py, script, cellsFile)
-	cmd.Dir = tmp
-	cmd.Env = append(append(os.Environ(),
-		"JUPYTER_PATH="+filepath.Join(tmp, "share", "jupyter"),
-		"JUPYTER_DATA_DIR="+filepath.Join(tmp, "data"),
-		"JUPYTER_RUNTIME_DIR="+filepath.Join(tmp, "runtime"),
-		"MEMLAB_KERNEL_NAME=memlab-magics",
-		"MEMLAB_CACHE="+filepath.Join(tmp, "calls.db"),
-		"OPENAI_BASE_URL=", "OPENAI_API_KEY=", "MEMLAB_CONFIG=",
-	), env...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("session.py: %v\nstderr:\n%s", err, stderr.String())
-	}
-	var got []sessionCell
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatalf("session.py output: %v\n%s", err, out)
-	}
-	if len(got) != len(cells) {
-		t.Fatalf("%d cells ran, want %d", len(got), len(cells))
-	}
+	got := runSessionPy(t, py, tmp, append(testKernelSpec(t, tmp, "memlab-magics", "-no-store"), env...), cells)
 	return got
 }
 

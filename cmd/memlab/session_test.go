@@ -1,15 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/memlab/memlab/kernel/jupyter"
 )
 
 // sessionCells returns the code cells of the session at the top of
@@ -61,53 +58,11 @@ func TestSessionInSixCells(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	store := filepath.Join(tmp, "session.db")
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := jupyter.NewKernelSpec(exe)
-	spec.Argv = []string{exe, "kernel", "-store", store, "{connection_file}"}
-	spec.Env = map[string]string{envAsMemlab: "1"}
-	specDir := filepath.Join(tmp, "share", "jupyter", "kernels", "memlab-session")
-	if err := os.MkdirAll(specDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(spec)
-	if err := os.WriteFile(filepath.Join(specDir, "kernel.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cellsFile := filepath.Join(tmp, "cells.json")
-	b, _ = json.Marshal(cells)
-	if err := os.WriteFile(cellsFile, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	env := append(testKernelSpec(t, tmp, "memlab-session", "-store", store),
+		"MEMLAB_RUNS="+filepath.Join(tmp, "not-this-store.db"))
 	work := filepath.Join(tmp, "work")
 	os.MkdirAll(work, 0o755)
-	script, _ := filepath.Abs("testdata/session.py")
-	cmd := exec.Command(py, script, cellsFile)
-	cmd.Dir = work
-	cmd.Env = append(os.Environ(),
-		"JUPYTER_PATH="+filepath.Join(tmp, "share", "jupyter"),
-		"JUPYTER_DATA_DIR="+filepath.Join(tmp, "data"),
-		"JUPYTER_RUNTIME_DIR="+filepath.Join(tmp, "runtime"),
-		"MEMLAB_KERNEL_NAME=memlab-session",
-		"MEMLAB_CACHE="+filepath.Join(tmp, "calls.db"),
-		"MEMLAB_RUNS="+filepath.Join(tmp, "not-this-store.db"),
-		"OPENAI_BASE_URL=", "OPENAI_API_KEY=", "MEMLAB_CONFIG=",
-	)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("session.py: %v\nstderr:\n%s", err, stderr.String())
-	}
-	var got []sessionCell
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatalf("session.py output: %v\n%s", err, out)
-	}
-	if len(got) != len(cells) {
-		t.Fatalf("%d cells ran, want %d", len(got), len(cells))
-	}
+	got := runSessionPy(t, py, work, env, cells)
 	for i, c := range got {
 		t.Logf("cell %d: %s\nstdout: %s\ndisplays: %q", i+1, c.Status, c.Stdout, c.Displays)
 		if c.Status != "ok" || c.Error != "" {
