@@ -1,0 +1,172 @@
+package component
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// DisplayNames returns short names that tell the given components apart,
+// for the rows or columns of one table, one figure or one progress display.
+//
+// names[i] is component i's own name (a Name method's "flat(bm25,k1=1.5,...)";
+// its part before the first "(" is kept) and specs[i] its spec (nil when
+// unknown, as for a run stored before component specs). Components of the
+// same short name whose specs differ get, in parentheses, just the knobs
+// that differ among them, as key=value sorted by key, a part's knobs as
+// part.knob ("flat(scorer=dense)", "flat(embedder.kind=lsa)"); a knob
+// common to all of them is left out, since a footnote can say it once.
+// Equal specs get equal names. Where a spec is unknown, the full name is
+// used for a short name whose names differ. Values longer than 24
+// characters are cut, and if names would still collide the later ones get
+// "#2", "#3"..., so two different components never share a name.
+func DisplayNames(names []string, specs []*Spec) []string {
+	out := make([]string, len(names))
+	groups := map[string][]int{}
+	var order []string
+	for i, n := range names {
+		b := shortName(n)
+		if _, ok := groups[b]; !ok {
+			order = append(order, b)
+		}
+		groups[b] = append(groups[b], i)
+	}
+	for _, b := range order {
+		idx := groups[b]
+		flat := make([]map[string]string, len(idx))
+		known := true
+		for j, i := range idx {
+			if i >= len(specs) || specs[i] == nil {
+				known = false
+				break
+			}
+			flat[j] = map[string]string{}
+			flatten(flat[j], "", *specs[i])
+		}
+		if !known {
+			distinct := map[string]bool{}
+			for _, i := range idx {
+				distinct[names[i]] = true
+			}
+			for _, i := range idx {
+				out[i] = b
+				if len(distinct) > 1 {
+					out[i] = names[i]
+				}
+			}
+			continue
+		}
+		keys := differing(flat)
+		for j, i := range idx {
+			out[i] = b
+			if len(keys) == 0 {
+				continue
+			}
+			var parts []string
+			for _, k := range keys {
+				v, ok := flat[j][k]
+				if !ok {
+					v = "-"
+				}
+				parts = append(parts, k+"="+clipValue(v))
+			}
+			out[i] = b + "(" + strings.Join(parts, ",") + ")"
+		}
+	}
+	uniquify(out, names, specs)
+	return out
+}
+
+// DisplayName is DisplayNames of one component: its short name.
+func DisplayName(name string) string { return shortName(name) }
+
+// shortName is a name without its settings: "flat(bm25,k1=...)" -> "flat".
+func shortName(name string) string {
+	if i := strings.IndexByte(name, '('); i > 0 {
+		return name[:i]
+	}
+	return name
+}
+
+// flatten writes every knob of s into m under its dotted path; the kind of
+// a part is its path's "kind" (the top-level kind under "kind").
+func flatten(m map[string]string, prefix string, s Spec) {
+	m[prefix+"kind"] = s.Kind
+	for _, k := range slices.Sorted(maps.Keys(s.Knobs)) {
+		v := s.Knobs[k]
+		if sub, ok := v.(Spec); ok {
+			flatten(m, prefix+k+".", sub)
+			continue
+		}
+		var b bytes.Buffer
+		if err := encodeValue(&b, v); err != nil {
+			m[prefix+k] = fmt.Sprint(v)
+			continue
+		}
+		m[prefix+k] = strings.Trim(b.String(), `"`)
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Parts)) {
+		flatten(m, prefix+k+".", s.Parts[k])
+	}
+}
+
+// differing returns the keys whose value is not the same in every map (or
+// missing in some), the top-level kind first, then sorted.
+func differing(flat []map[string]string) []string {
+	all := map[string]bool{}
+	for _, m := range flat {
+		for k := range m {
+			all[k] = true
+		}
+	}
+	var keys []string
+	for _, k := range slices.Sorted(maps.Keys(all)) {
+		v0, ok0 := flat[0][k]
+		for _, m := range flat[1:] {
+			if v, ok := m[k]; ok != ok0 || v != v0 {
+				keys = append(keys, k)
+				break
+			}
+		}
+	}
+	if i := slices.Index(keys, "kind"); i > 0 {
+		keys = append([]string{"kind"}, slices.Delete(keys, i, i+1)...)
+	}
+	return keys
+}
+
+func clipValue(v string) string {
+	const most = 24
+	if r := []rune(v); len(r) > most {
+		return string(r[:most-1]) + "…"
+	}
+	return v
+}
+
+// uniquify numbers names that are equal although their components differ.
+func uniquify(out, names []string, specs []*Spec) {
+	identity := func(i int) string {
+		if i < len(specs) && specs[i] != nil {
+			if b, err := specs[i].JSON(); err == nil {
+				return string(b)
+			}
+		}
+		return "name:" + names[i]
+	}
+	seen := map[string][]string{} // display name -> identities in order
+	for i, n := range out {
+		id := identity(i)
+		ids := seen[n]
+		at := slices.Index(ids, id)
+		if at < 0 {
+			ids = append(ids, id)
+			seen[n] = ids
+			at = len(ids) - 1
+		}
+		if at > 0 {
+			out[i] = fmt.Sprintf("%s#%d", n, at+1)
+		}
+	}
+}
