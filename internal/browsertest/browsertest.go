@@ -1,0 +1,126 @@
+// Package browsertest renders pages in headless Chromium for tests: a page
+// given as HTML or a URL becomes a PNG screenshot of a viewport of a given
+// size, so a test can compare what a browser shows with what it expects
+// (e.g. a figure's SVG with its PNG).
+//
+// It drives Debian's chromium (/usr/bin/chromium, or $MEMLAB_CHROMIUM)
+// through playwright-core, installed by npm in this directory:
+//
+//	apt-get install -y --no-install-recommends chromium
+//	(cd internal/browsertest && npm ci --no-audit --no-fund)
+//
+// Chromium runs with the network features off (the flags in screenshot.js)
+// and a fresh profile per page. A test that needs a browser calls
+// Screenshot, which skips the test, saying what is missing, when chromium,
+// node or node_modules are absent, and under go test -short.
+package browsertest
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Chromium returns the browser binary the screenshots use: $MEMLAB_CHROMIUM
+// when set, else /usr/bin/chromium.
+func Chromium() string {
+	if p := os.Getenv("MEMLAB_CHROMIUM"); p != "" {
+		return p
+	}
+	return "/usr/bin/chromium"
+}
+
+// dir is this package's source directory, where screenshot.js and
+// node_modules are.
+func dir() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "."
+	}
+	return filepath.Dir(file)
+}
+
+// Missing says what a screenshot needs and this machine lacks (chromium,
+// node, the npm install), or "" when nothing is missing.
+func Missing() string {
+	var miss []string
+	if _, err := os.Stat(Chromium()); err != nil {
+		miss = append(miss, "chromium at "+Chromium()+" (apt-get install -y --no-install-recommends chromium)")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		miss = append(miss, "node on PATH")
+	}
+	if _, err := os.Stat(filepath.Join(dir(), "node_modules", "playwright-core")); err != nil {
+		miss = append(miss, "playwright-core (cd internal/browsertest && npm ci --no-audit --no-fund)")
+	}
+	return strings.Join(miss, "; ")
+}
+
+// Screenshot renders page in headless Chromium in a viewport of w x h CSS
+// pixels at device scale 1 and returns the PNG screenshot. page is a URL
+// (http:, https:, file: or data:) or else an HTML document, written to a
+// temporary file first. It skips t under -short or when Missing reports
+// something, and fails t when the browser fails (its output in the
+// message). A page takes a few seconds: Chromium starts for each.
+func Screenshot(t testing.TB, page string, w, h int) []byte {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browsertest: headless Chromium skipped under -short")
+	}
+	if m := Missing(); m != "" {
+		t.Skipf("browsertest: headless Chromium unavailable, missing %s", m)
+	}
+	if w <= 0 || h <= 0 {
+		t.Fatalf("browsertest: viewport %d x %d, want positive sizes", w, h)
+	}
+	tmp := t.TempDir()
+	url := page
+	if !isURL(page) {
+		p := filepath.Join(tmp, "page.html")
+		if err := os.WriteFile(p, []byte(page), 0o644); err != nil {
+			t.Fatalf("browsertest: write page: %v", err)
+		}
+		url = "file://" + p
+	}
+	out := filepath.Join(tmp, "shot.png")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir(), "screenshot.js"), url, strconv.Itoa(w), strconv.Itoa(h), out)
+	cmd.Dir = dir()
+	cmd.Env = append(os.Environ(), "MEMLAB_CHROMIUM="+Chromium())
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("browsertest: screenshot of %s at %d x %d: %v\n%s", short(page), w, h, err, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("browsertest: screenshot of %s: %v", short(page), err)
+	}
+	return b
+}
+
+// isURL reports whether page is a URL rather than an HTML document.
+func isURL(page string) bool {
+	for _, p := range []string{"http://", "https://", "file://", "data:"} {
+		if strings.HasPrefix(page, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// short names a page in a message: a URL whole, a document by its start.
+func short(page string) string {
+	if isURL(page) || len(page) <= 60 {
+		return strconv.Quote(page)
+	}
+	return strconv.Quote(page[:60]) + "..."
+}
