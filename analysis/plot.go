@@ -9,7 +9,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -27,34 +26,42 @@ type Figure struct {
 	draw  func(c draw.Canvas)
 }
 
-// newFigure sizes a figure: width and height in centimetres (zero means
-// 16 x 10) and dpi dots per inch for PNG (zero means 96).
+// newFigure sizes a figure: width and height in centimetres and dpi dots
+// per inch for PNG, zero meaning the figure defaults (SetFigureDefaults).
 func newFigure(title string, width, height float64, dpi int, f func(c draw.Canvas)) (Figure, error) {
 	if width < 0 || height < 0 || dpi < 0 {
 		return Figure{}, fmt.Errorf("analysis: plot %q: negative size %g x %g cm or DPI %d", title, width, height, dpi)
 	}
+	d := CurrentFigureDefaults()
 	if width == 0 || height == 0 {
-		width, height = 16, 10
+		width, height = d.Width, d.Height
 	}
 	if dpi == 0 {
-		dpi = vgimg.DefaultDPI
+		dpi = d.DPI
 	}
 	return Figure{title: title, w: vg.Length(width) * vg.Centimeter, h: vg.Length(height) * vg.Centimeter, dpi: dpi, draw: f}, nil
 }
 
-// plotFigure wraps a gonum plot as a figure.
-func plotFigure(p *plot.Plot, width, height float64, dpi int) (Figure, error) {
-	return newFigure(p.Title.Text, width, height, dpi, p.Draw)
-}
-
 // legendRight draws p with leg in a column to the right of the plot, its
 // top level with the top of the data area, so the legend never hides data.
-func legendRight(p *plot.Plot, leg plot.Legend) func(c draw.Canvas) {
+// With categories (a nominal X axis), their labels are laid out for the
+// width the plot gets (fitCategoryLabels).
+func legendRight(p *plot.Plot, leg plot.Legend, categories []string) func(c draw.Canvas) {
 	return func(c draw.Canvas) {
+		main := c
 		lr := leg.Rectangle(c)
-		w := lr.Max.X - lr.Min.X + vg.Points(12)
-		main := draw.Crop(c, 0, -w, 0, 0)
+		empty := lr.Max.X-lr.Min.X <= 0 // no entries
+		if !empty {
+			w := lr.Max.X - lr.Min.X + vg.Points(12)
+			main = draw.Crop(c, 0, -w, 0, 0)
+		}
+		if categories != nil {
+			fitCategoryLabels(p, main, categories)
+		}
 		p.Draw(main)
+		if empty {
+			return
+		}
 		side := c
 		side.Min.X = main.Max.X + vg.Points(6)
 		side.Max.Y = p.DataCanvas(main).Max.Y
@@ -79,12 +86,17 @@ func (f Figure) PNG() ([]byte, error) {
 }
 
 // SVG renders the figure as an SVG document whose root element has the
-// figure's width and height in points (1 cm = 72/2.54 pt).
+// figure's width and height in points (1 cm = 72/2.54 pt). The fonts are
+// embedded (about 0.5 MB per typeface), so browsers draw the text as the
+// PNG does.
 func (f Figure) SVG() ([]byte, error) {
 	if f.draw == nil {
 		return nil, fmt.Errorf("analysis: figure: empty Figure (build one with a plot's Figure method)")
 	}
-	c := vgsvg.New(f.w, f.h)
+	// The fonts go in the SVG (as gonum's vgsvg embeds them), so a browser
+	// draws the text with the metrics the layout measured, as in the PNG,
+	// instead of a substitute font that overflows its box.
+	c := vgsvg.NewWith(vgsvg.UseWH(f.w, f.h), vgsvg.EmbedFonts(true))
 	f.draw(draw.New(c))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
@@ -130,9 +142,11 @@ type LinePlot struct {
 	Series                []Series
 	// YMin and YMax fix the Y range when YMax > YMin (e.g. 0 and 1 for recall).
 	YMin, YMax float64
-	// Width and Height in centimetres; zero means 16 x 10.
+	// Width and Height in centimetres; zero means the figure defaults
+	// (16 x 10 unless SetFigureDefaults says otherwise).
 	Width, Height float64
-	// DPI is the PNG resolution in dots per inch; zero means 96.
+	// DPI is the PNG resolution in dots per inch; zero means the figure
+	// defaults (192).
 	DPI int
 }
 
@@ -145,11 +159,7 @@ func (lp LinePlot) Figure() (Figure, error) {
 	p.X.Label.Text = lp.XLabel
 	p.Y.Label.Text = lp.YLabel
 	p.Add(plotter.NewGrid())
-	// Bottom right: curves that rise with k (recall) leave it empty.
-	p.Legend.Top = false
-	p.Legend.Left = false
-	p.Legend.XOffs = -vg.Points(6)
-	p.Legend.YOffs = vg.Points(6)
+	leg := newLegend()
 	if lp.YMax > lp.YMin {
 		p.Y.Min, p.Y.Max = lp.YMin, lp.YMax
 	}
@@ -162,17 +172,21 @@ func (lp LinePlot) Figure() (Figure, error) {
 		if err != nil {
 			return Figure{}, fmt.Errorf("analysis: plot %q: series %q: %w", lp.Title, s.Name, err)
 		}
-		c := plotutil.Color(i)
-		line.Color = c
+		st := styles.of(s.Name, i)
+		line.Color = st.color
 		line.Width = vg.Points(1.5)
-		line.Dashes = plotutil.Dashes(i)
-		points.Color = c
-		points.Shape = plotutil.Shape(i)
+		line.Dashes = st.dashes
+		points.Color = st.color
+		points.Shape = st.shape
 		points.Radius = vg.Points(3)
 		p.Add(line, points)
-		p.Legend.Add(s.Name, line, points)
+		if s.Name != "" {
+			leg.Add(legendName(s.Name), line, points)
+		}
 	}
-	return plotFigure(p, lp.Width, lp.Height, lp.DPI)
+	// The legend in a column on the right, as for the other kinds: never
+	// over a line.
+	return newFigure(lp.Title, lp.Width, lp.Height, lp.DPI, legendRight(p, leg, nil))
 }
 
 // PNG renders the chart as PNG bytes, ready for display.PNG or a file; see

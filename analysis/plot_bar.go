@@ -7,7 +7,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -31,9 +30,15 @@ type BarPlot struct {
 	Series []BarSeries
 	// YMin and YMax fix the Y range when YMax > YMin (e.g. 0 and 1).
 	YMin, YMax float64
-	// Width and Height in centimetres; zero means 16 x 10.
+	// Interval names what the error bars are, e.g. "95% bootstrap CI": the
+	// legend's last entry reads "error bars: " + Interval. Empty means
+	// "interval" when a series has bounds, and no entry when none has.
+	Interval string
+	// Width and Height in centimetres; zero means the figure defaults
+	// (16 x 10 unless SetFigureDefaults says otherwise).
 	Width, Height float64
-	// DPI is the PNG resolution in dots per inch; zero means 96.
+	// DPI is the PNG resolution in dots per inch; zero means the figure
+	// defaults (192).
 	DPI int
 }
 
@@ -59,17 +64,33 @@ func (bp BarPlot) Figure() (Figure, error) {
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = nil
 	p.Add(grid)
-	leg := plot.NewLegend()
+	leg := newLegend()
 	bars := &groupedBars{series: bp.Series, groups: len(bp.Groups)}
-	p.Add(bars)
 	for i, s := range bp.Series {
-		leg.Add(s.Name, barThumb{plotutil.Color(i)})
+		bars.styles = append(bars.styles, styles.of(s.Name, i))
 	}
-	p.NominalX(bp.Groups...)
+	p.Add(bars)
+	errs, err := bars.errorBars()
+	if err != nil {
+		return Figure{}, fmt.Errorf("analysis: bar plot %q: %w", bp.Title, err)
+	}
+	for i, s := range bp.Series {
+		leg.Add(legendName(s.Name), barThumb{bars.styles[i].color})
+	}
+	if errs != nil {
+		p.Add(errs)
+		what := bp.Interval
+		if what == "" {
+			what = "interval"
+		}
+		leg.Add(legendName("error bars: "+what), errThumb{})
+	}
+	p.X.Min, p.X.Max = -0.5, float64(len(bp.Groups))-0.5
+	p.X.Padding = 0
 	if bp.YMax > bp.YMin {
 		p.Y.Min, p.Y.Max = bp.YMin, bp.YMax
 	}
-	return newFigure(bp.Title, bp.Width, bp.Height, bp.DPI, legendRight(p, leg))
+	return newFigure(bp.Title, bp.Width, bp.Height, bp.DPI, legendRight(p, leg, bp.Groups))
 }
 
 // PNG renders the chart as PNG bytes; see Figure for the errors.
@@ -94,6 +115,7 @@ func (bp BarPlot) SVG() ([]byte, error) {
 // units, so error bars line up with their bars.
 type groupedBars struct {
 	series []BarSeries
+	styles []seriesStyle
 	groups int
 }
 
@@ -108,10 +130,9 @@ func (b *groupedBars) barX(g, s int) (lo, hi float64) {
 func (b *groupedBars) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, trY := plt.Transforms(&c)
 	outline := draw.LineStyle{Color: color.Black, Width: vg.Points(0.5)}
-	errLine := draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
 	base := math.Max(plt.Y.Min, math.Min(0, plt.Y.Max))
 	for si, s := range b.series {
-		col := plotutil.Color(si)
+		col := b.styles[si].color
 		for g, v := range s.Values {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				continue
@@ -122,20 +143,46 @@ func (b *groupedBars) Plot(c draw.Canvas, plt *plot.Plot) {
 			pts := []vg.Point{{X: x0, Y: y0}, {X: x0, Y: y1}, {X: x1, Y: y1}, {X: x1, Y: y0}}
 			c.FillPolygon(col, c.ClipPolygonY(pts))
 			c.StrokeLines(outline, c.ClipLinesY(append(pts, pts[0]))...)
-			if s.Lo == nil || math.IsNaN(s.Lo[g]) || math.IsNaN(s.Hi[g]) {
-				continue
-			}
-			xm := (x0 + x1) / 2
-			capW := (x1 - x0) / 4
-			ylo, yhi := trY(s.Lo[g]), trY(s.Hi[g])
-			c.StrokeLines(errLine, c.ClipLinesY(
-				[]vg.Point{{X: xm, Y: ylo}, {X: xm, Y: yhi}},
-				[]vg.Point{{X: xm - capW, Y: ylo}, {X: xm + capW, Y: ylo}},
-				[]vg.Point{{X: xm - capW, Y: yhi}, {X: xm + capW, Y: yhi}},
-			)...)
 		}
 	}
 }
+
+// errorBars returns the intervals as gonum error bars at the middle of
+// their bars (nil when no value has finite bounds), caps a third of a bar
+// wide.
+func (b *groupedBars) errorBars() (*plotter.YErrorBars, error) {
+	var pts errPoints
+	for si, s := range b.series {
+		for g, v := range s.Values {
+			lo, hi := at(s.Lo, g), at(s.Hi, g)
+			if !finite(v) || !finite(lo) || !finite(hi) {
+				continue
+			}
+			x0, x1 := b.barX(g, si)
+			pts.XYs = append(pts.XYs, plotter.XY{X: (x0 + x1) / 2, Y: v})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{math.Max(0, v-lo), math.Max(0, hi-v)})
+		}
+	}
+	if len(pts.XYs) == 0 {
+		return nil, nil
+	}
+	eb, err := plotter.NewYErrorBars(pts)
+	if err != nil {
+		return nil, fmt.Errorf("error bars: %w", err)
+	}
+	eb.LineStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
+	eb.CapWidth = vg.Points(5)
+	return eb, nil
+}
+
+// errPoints are error bar centres and their extents below and above.
+type errPoints struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+// finite reports whether x is neither NaN nor infinite.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 func (b *groupedBars) DataRange() (xmin, xmax, ymin, ymax float64) {
 	xmin, xmax = -0.5, float64(b.groups)-0.5
@@ -161,6 +208,18 @@ func at(xs []float64, i int) float64 {
 		return math.NaN()
 	}
 	return xs[i]
+}
+
+// errThumb is the legend entry of the error bars: a capped vertical line.
+type errThumb struct{}
+
+func (errThumb) Thumbnail(c *draw.Canvas) {
+	sty := draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
+	xm := (c.Min.X + c.Max.X) / 2
+	capW := vg.Points(2.5)
+	c.StrokeLine2(sty, xm, c.Min.Y, xm, c.Max.Y)
+	c.StrokeLine2(sty, xm-capW, c.Min.Y, xm+capW, c.Min.Y)
+	c.StrokeLine2(sty, xm-capW, c.Max.Y, xm+capW, c.Max.Y)
 }
 
 // barThumb is the legend entry of a bar series: a filled square.

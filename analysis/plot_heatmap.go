@@ -6,8 +6,6 @@ import (
 	"math"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/palette"
-	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
@@ -16,8 +14,10 @@ import (
 
 // Heatmap describes a grid of scores, e.g. question type (rows) against
 // dimension (columns), each cell coloured by its value on a perceptually
-// uniform scale (Kindlmann) and annotated with the value, with a colour bar
-// on the right. Row 0 is drawn at the top, as in a table.
+// uniform scale (viridis: dark purple at Min, yellow at Max, so no value
+// looks like an empty cell) and annotated with the value in black or
+// white, whichever contrasts more with the cell, with a colour bar on the
+// right. Row 0 is drawn at the top, as in a table.
 type Heatmap struct {
 	Title, XLabel, YLabel string
 	// Rows and Cols name the rows (Y axis, top to bottom) and the columns
@@ -32,9 +32,11 @@ type Heatmap struct {
 	// Decimals is the number of decimals of the cell annotations; zero
 	// means 2, and a negative value leaves the cells unannotated.
 	Decimals int
-	// Width and Height in centimetres; zero means 16 x 10.
+	// Width and Height in centimetres; zero means the figure defaults
+	// (16 x 10 unless SetFigureDefaults says otherwise).
 	Width, Height float64
-	// DPI is the PNG resolution in dots per inch; zero means 96.
+	// DPI is the PNG resolution in dots per inch; zero means the figure
+	// defaults (192).
 	DPI int
 }
 
@@ -80,7 +82,7 @@ func (hm Heatmap) Figure() (Figure, error) {
 	if hi <= lo {
 		lo, hi = 0, 1
 	}
-	cm := moreland.Kindlmann()
+	cm := Viridis()
 	cm.SetMin(lo)
 	cm.SetMax(hi)
 
@@ -116,8 +118,10 @@ func (hm Heatmap) Figure() (Figure, error) {
 				sty := &labels.TextStyle[k]
 				sty.XAlign, sty.YAlign = text.XCenter, text.YCenter
 				sty.Color = color.Black
-				if !math.IsNaN(v) && darkAt(cm, math.Max(lo, math.Min(hi, v))) {
-					sty.Color = color.White
+				if !math.IsNaN(v) {
+					if cell, err := cm.At(math.Max(lo, math.Min(hi, v))); err == nil {
+						sty.Color = textColorOn(cell)
+					}
 				}
 				k++
 			}
@@ -134,20 +138,6 @@ func (hm Heatmap) Figure() (Figure, error) {
 	p.X.Padding, p.Y.Padding = 0, 0
 	p.X.Min, p.X.Max = -0.5, float64(len(hm.Cols))-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(len(hm.Rows))-0.5
-	w := hm.Width
-	if w == 0 || hm.Height == 0 {
-		w = 16
-	}
-	var labelW vg.Length
-	for _, c := range hm.Cols {
-		labelW += p.X.Tick.Label.Width(c) + vg.Points(4)
-	}
-	if labelW > vg.Length(w)*vg.Centimeter/2 {
-		p.X.Tick.Label.Rotation = math.Pi / 6
-		p.X.Tick.Label.XAlign = text.XRight
-		p.X.Tick.Label.YAlign = text.YCenter
-	}
-
 	bar := plot.New()
 	bar.HideX()
 	bar.X.Padding, bar.Y.Padding = 0, 0
@@ -157,6 +147,7 @@ func (hm Heatmap) Figure() (Figure, error) {
 	return newFigure(hm.Title, hm.Width, hm.Height, hm.DPI, func(c draw.Canvas) {
 		barW := 1.8 * vg.Centimeter
 		main := draw.Crop(c, 0, -barW, 0, 0)
+		fitCategoryLabels(p, main, hm.Cols)
 		p.Draw(main)
 		dc := p.DataCanvas(main)
 		bc := c
@@ -166,16 +157,23 @@ func (hm Heatmap) Figure() (Figure, error) {
 	})
 }
 
-// darkAt reports whether the colour of v is dark enough to need white text
-// (relative luminance below 0.4).
-func darkAt(cm palette.ColorMap, v float64) bool {
-	c, err := cm.At(v)
-	if err != nil {
-		return false
+// textColorOn returns black or white, whichever has the higher WCAG
+// contrast ratio with the background bg (white when bg's relative
+// luminance is below 0.179).
+func textColorOn(bg color.Color) color.Color {
+	r, g, b, _ := color.NRGBAModel.Convert(bg).RGBA()
+	lin := func(v uint32) float64 {
+		c := float64(v) / 0xffff
+		if c <= 0.04045 {
+			return c / 12.92
+		}
+		return math.Pow((c+0.055)/1.055, 2.4)
 	}
-	r, g, b, _ := c.RGBA()
-	l := (0.2126*float64(r) + 0.7152*float64(g) + 0.0722*float64(b)) / 0xffff
-	return l < 0.4
+	l := 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
+	if (l+0.05)/0.05 >= 1.05/(l+0.05) {
+		return color.Black
+	}
+	return color.White
 }
 
 // PNG renders the heatmap as PNG bytes; see Figure for the errors.

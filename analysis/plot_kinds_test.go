@@ -3,6 +3,7 @@ package analysis
 import (
 	"bytes"
 	"encoding/xml"
+	"image"
 	"image/png"
 	"math"
 	"os"
@@ -98,17 +99,51 @@ func points(t *testing.T, s string) float64 {
 }
 
 func TestFigureDefaultSize(t *testing.T) {
-	b, err := BarPlot{Groups: []string{"a"}, Series: []BarSeries{{Name: "x", Values: []float64{1}}}}.PNG()
+	bars := BarPlot{Groups: []string{"a"}, Series: []BarSeries{{Name: "x", Values: []float64{1}}}}
+	size := func() image.Point {
+		t.Helper()
+		b, err := bars.PNG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img.Bounds().Size()
+	}
+	// 16 x 10 cm at 192 DPI: twice the 96 DPI of gonum's default.
+	if got := size(); got != (image.Point{X: 1209, Y: 756}) {
+		t.Errorf("default PNG is %v, want 1209 x 756", got)
+	}
+	prev, err := SetFigureDefaults(FigureDefaults{Width: 8, Height: 5, DPI: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
+	defer SetFigureDefaults(prev)
+	if prev != BuiltinFigureDefaults {
+		t.Errorf("SetFigureDefaults returned %+v, want the built-in %+v", prev, BuiltinFigureDefaults)
+	}
+	// 8 x 5 cm at 300 DPI.
+	if got := size(); got != (image.Point{X: 945, Y: 591}) {
+		t.Errorf("PNG after SetFigureDefaults(8 x 5 cm, 300 DPI) is %v, want 945 x 591", got)
+	}
+	bars.Width, bars.Height, bars.DPI = 4, 2.54, 100 // a plot's own size wins
+	if got := size(); got != (image.Point{X: 157, Y: 100}) {
+		t.Errorf("PNG of 4 x 2.54 cm at 100 DPI is %v, want 157 x 100", got)
+	}
+	bars.Width, bars.Height, bars.DPI = 0, 0, 0
+	if _, err := SetFigureDefaults(FigureDefaults{Width: -1}); err == nil {
+		t.Error("SetFigureDefaults(width -1): no error")
+	}
+	if got := CurrentFigureDefaults(); got != (FigureDefaults{Width: 8, Height: 5, DPI: 300}) {
+		t.Errorf("a refused SetFigureDefaults changed the defaults to %+v", got)
+	}
+	if _, err := SetFigureDefaults(FigureDefaults{DPI: 72}); err != nil {
 		t.Fatal(err)
 	}
-	// 16 x 10 cm at 96 DPI.
-	if got := img.Bounds(); got.Dx() != 605 || got.Dy() != 378 {
-		t.Errorf("default PNG is %v, want 605 x 378", got)
+	if got := CurrentFigureDefaults(); got != (FigureDefaults{Width: 16, Height: 10, DPI: 72}) {
+		t.Errorf("zero sizes did not take the built-in ones: %+v", got)
 	}
 }
 

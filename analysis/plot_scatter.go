@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -22,9 +21,11 @@ type ScatterPlot struct {
 	Series                []Series
 	// XMin, XMax and YMin, YMax fix the ranges when Max > Min.
 	XMin, XMax, YMin, YMax float64
-	// Width and Height in centimetres; zero means 16 x 10.
+	// Width and Height in centimetres; zero means the figure defaults
+	// (16 x 10 unless SetFigureDefaults says otherwise).
 	Width, Height float64
-	// DPI is the PNG resolution in dots per inch; zero means 96.
+	// DPI is the PNG resolution in dots per inch; zero means the figure
+	// defaults (192).
 	DPI int
 }
 
@@ -39,7 +40,7 @@ func (sp ScatterPlot) Figure() (Figure, error) {
 	p.X.Label.Text = sp.XLabel
 	p.Y.Label.Text = sp.YLabel
 	p.Add(plotter.NewGrid())
-	leg := plot.NewLegend()
+	leg := newLegend()
 	var xs, ys []float64
 	for i, s := range sp.Series {
 		pts, err := finitePoints(sp.Title, s)
@@ -53,12 +54,13 @@ func (sp ScatterPlot) Figure() (Figure, error) {
 		if err != nil {
 			return Figure{}, fmt.Errorf("analysis: scatter plot %q: series %q: %w", sp.Title, s.Name, err)
 		}
-		sc.Color = plotutil.Color(i)
-		sc.Shape = plotutil.Shape(i)
+		st := styles.of(s.Name, i)
+		sc.Color = st.color
+		sc.Shape = st.shape
 		sc.Radius = vg.Points(3.5)
 		p.Add(sc)
 		if s.Name != "" {
-			leg.Add(s.Name, sc)
+			leg.Add(legendName(s.Name), sc)
 		}
 	}
 	rho := "n/a"
@@ -79,7 +81,7 @@ func (sp ScatterPlot) Figure() (Figure, error) {
 	} else {
 		p.Y.Min, p.Y.Max = widen(ys)
 	}
-	return newFigure(p.Title.Text, sp.Width, sp.Height, sp.DPI, legendRight(p, leg))
+	return newFigure(p.Title.Text, sp.Width, sp.Height, sp.DPI, legendRight(p, leg, nil))
 }
 
 // PNG renders the plot as PNG bytes; see Figure for the errors.
