@@ -130,10 +130,12 @@ func (pt *PivotTable) Lines() (analysis.LinePlot, error) {
 }
 
 // Bars returns the pivot as a grouped bar chart: one group per column,
-// one series per row with a value, the intervals as error bars.
+// one series per row with a value, the intervals as error bars, the
+// legend saying what they are ("95% bootstrap CI").
 func (pt *PivotTable) Bars() analysis.BarPlot {
 	bp := analysis.BarPlot{Title: pt.title(), XLabel: pt.ColsBy, YLabel: pt.metricLabel(), Groups: pt.Cols}
 	bp.YMin, bp.YMax, _ = pt.Scale()
+	level := 0.0
 	for i, r := range pt.Rows {
 		ser := analysis.BarSeries{Name: r}
 		finite := false
@@ -141,12 +143,23 @@ func (pt *PivotTable) Bars() analysis.BarPlot {
 			ser.Values = append(ser.Values, c.Mean.Estimate)
 			ser.Lo, ser.Hi = append(ser.Lo, c.Mean.Lo), append(ser.Hi, c.Mean.Hi)
 			finite = finite || !math.IsNaN(c.Mean.Estimate)
+			if level == 0 && !math.IsNaN(c.Mean.Lo) {
+				level = c.Mean.Level
+			}
 		}
 		if finite {
 			bp.Series = append(bp.Series, ser)
 		}
 	}
+	if level > 0 {
+		bp.Interval = intervalName(level)
+	}
 	return bp
+}
+
+// intervalName says what the pivot's intervals are: "95% bootstrap CI".
+func intervalName(level float64) string {
+	return strconv.FormatFloat(100*level, 'g', 4, 64) + "% bootstrap CI"
 }
 
 // Heatmap returns the pivot as a heatmap coloured on the metric's scale.
@@ -157,18 +170,31 @@ func (pt *PivotTable) Heatmap() analysis.Heatmap {
 }
 
 // Radar returns the pivot as a radar chart: one spoke per column, one
-// polygon per row with a value.
+// polygon per row with a value, on the metric's scale, unless every value
+// is in the lower half of it (token F1 of 0.02-0.07 on a 0-1 scale, which
+// would shrink to a dot): then the radius is fitted to the values (see
+// analysis.RadarPlot) and the title says the scale was zoomed.
 func (pt *PivotTable) Radar() analysis.RadarPlot {
 	rp := analysis.RadarPlot{Title: pt.title(), Axes: pt.Cols}
-	rp.Min, rp.Max, _ = pt.Scale()
+	lo, hi, ok := pt.Scale()
+	rp.Min, rp.Max = lo, hi
 	vals := pt.Values()
+	top := math.Inf(-1)
 	for i, r := range pt.Rows {
+		has := false
 		for _, v := range vals[i] {
 			if !math.IsNaN(v) {
-				rp.Series = append(rp.Series, analysis.RadarSeries{Name: r, Values: vals[i]})
-				break
+				has = true
+				top = math.Max(top, v)
 			}
 		}
+		if has {
+			rp.Series = append(rp.Series, analysis.RadarSeries{Name: r, Values: vals[i]})
+		}
+	}
+	if ok && len(rp.Series) > 0 && top < lo+(hi-lo)/2 {
+		rp.Min, rp.Max = 0, 0 // fitted to the values
+		rp.Title += fmt.Sprintf(" (radius zoomed to the values; the scale is %g-%g)", lo, hi)
 	}
 	return rp
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/judge"
 )
 
@@ -54,6 +55,9 @@ func TestSetPlotsShowThePivot(t *testing.T) {
 	}
 	if !(bp.Series[0].Hi[0] > bp.Series[0].Lo[0]) {
 		t.Errorf("flat k=5 has no error bar: %+v", bp.Series[0])
+	}
+	if bp.Interval != "95% bootstrap CI" {
+		t.Errorf("bars' interval %q, want the legend to say 95%% bootstrap CI", bp.Interval)
 	}
 
 	hm, err := s.Where("k=10").Heatmap(ByTask, "system", judge.MetricKnowMeScore)
@@ -120,5 +124,39 @@ func TestPlotsWithNoValues(t *testing.T) {
 		if !errors.Is(err, ErrNoValues) {
 			t.Errorf("got %v, want ErrNoValues", err)
 		}
+	}
+}
+
+// TestRadarZoomsSmallValues: scores all in the lower half of the metric's
+// scale (token F1 of 0.02-0.07 on 0-1, as KnowMe-Bench dataset 1 gets
+// offline) fit the radius to the values instead of drawing a dot, and the
+// title says so; values that use the scale keep it.
+func TestRadarZoomsSmallValues(t *testing.T) {
+	pivot := func(vals ...float64) *PivotTable {
+		pt := &PivotTable{RowsBy: ByPoint, ColsBy: "task", Rows: []string{"naive", "timeline"}, Cols: []string{"T1", "T2", "T3"},
+			Metrics: []string{judge.MetricTokenF1}, scaleLo: 0, scaleHi: 1}
+		for i := range pt.Rows {
+			var row []PivotCell
+			for j := range pt.Cols {
+				row = append(row, PivotCell{Row: pt.Rows[i], Col: pt.Cols[j], Status: CellOK, Mean: analysis.Interval{Estimate: vals[i*3+j], Lo: math.NaN(), Hi: math.NaN(), Level: 0.95}})
+			}
+			pt.Cells = append(pt.Cells, row)
+		}
+		return pt
+	}
+	small := pivot(0.02, 0.05, 0.07, 0.03, 0.04, 0.06).Radar()
+	if small.Max > small.Min || !strings.Contains(small.Title, "zoomed") {
+		t.Errorf("small values: scale %v-%v, title %q; want the radius fitted and said", small.Min, small.Max, small.Title)
+	}
+	f, err := small.Figure()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.PNG(); err != nil {
+		t.Fatal(err)
+	}
+	big := pivot(0.2, 0.5, 0.9, 0.3, 0.4, 0.6).Radar()
+	if big.Min != 0 || big.Max != 1 || strings.Contains(big.Title, "zoomed") {
+		t.Errorf("values using the scale: %v-%v, title %q; want the metric's 0-1", big.Min, big.Max, big.Title)
 	}
 }
