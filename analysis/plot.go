@@ -47,6 +47,7 @@ func newFigure(title string, width, height float64, dpi int, f func(c draw.Canva
 // With categories (a nominal X axis), their labels are laid out for the
 // width the plot gets (fitCategoryLabels).
 func legendRight(p *plot.Plot, leg plot.Legend, categories []string) func(c draw.Canvas) {
+	title := p.Title.Text
 	return func(c draw.Canvas) {
 		main := c
 		lr := leg.Rectangle(c)
@@ -55,6 +56,7 @@ func legendRight(p *plot.Plot, leg plot.Legend, categories []string) func(c draw
 			w := lr.Max.X - lr.Min.X + vg.Points(12)
 			main = draw.Crop(c, 0, -w, 0, 0)
 		}
+		p.Title.Text = fitTitle(p, title, main)
 		if categories != nil {
 			fitCategoryLabels(p, main, categories)
 		}
@@ -68,6 +70,13 @@ func legendRight(p *plot.Plot, leg plot.Legend, categories []string) func(c draw
 		leg.Top, leg.Left = true, true
 		leg.Draw(side)
 	}
+}
+
+// fitTitle wraps title (at spaces) into lines as wide as canvas c, so a
+// long title is not cut off at the figure's edges.
+func fitTitle(p *plot.Plot, title string, c draw.Canvas) string {
+	w := c.Max.X - c.Min.X
+	return wrapLabel(title, func(s string) bool { return p.Title.TextStyle.Width(s) <= w }, 4)
 }
 
 // PNG renders the figure as PNG bytes. The image is width × dpi / 2.54

@@ -339,3 +339,27 @@ func TestSVGEmbedsFonts(t *testing.T) {
 		t.Error("SVG names fonts without embedding them (@font-face with the font data)")
 	}
 }
+
+// TestLongTitleWraps checks a title wider than the plot wraps instead of
+// running off the image's left edge (as the KnowMe radar's did).
+func TestLongTitleWraps(t *testing.T) {
+	title := "Token F1 (proxy) by point (radius fitted to the values, of 0-1), a title made longer than any figure is wide"
+	for name, fig := range map[string]func() (Figure, error){
+		"radar":   RadarPlot{Title: title, Axes: []string{"a", "b", "c"}, Series: []RadarSeries{{Name: "system=recent(tokens=24000) reader=extractive", Values: []float64{0.1, 0.2, 0.3}}}, DPI: 96}.Figure,
+		"heatmap": Heatmap{Title: title, Rows: []string{"r"}, Cols: []string{"c"}, Values: [][]float64{{0.5}}, DPI: 96}.Figure,
+	} {
+		f, err := fig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := f.PNG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		img := decodePNG(t, b)
+		box, _ := inkBox(img)
+		if box.Min.X < 1 || box.Max.X > img.Bounds().Dx()-1 {
+			t.Errorf("%s: ink %v reaches the edge of the %v image: the title is cut off", name, box, img.Bounds().Size())
+		}
+	}
+}

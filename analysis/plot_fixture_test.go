@@ -44,7 +44,7 @@ func realisticFigures() []struct {
 	}
 	hm.Values[4][2] = math.NaN()
 	hm.Values[0][0] = 0
-	radar := RadarPlot{Title: "Token F1 (proxy) by point", Axes: knowTasks} // the scale fitted to 0.02-0.07
+	radar := RadarPlot{Title: "Token F1 (proxy) by point (radius fitted to the values, of 0-1)", Axes: knowTasks} // as reports.Set.Radar draws dataset 1
 	for i, sys := range knowSystems {
 		s := RadarSeries{Name: sys}
 		for j := range knowTasks {

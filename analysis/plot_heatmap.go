@@ -147,6 +147,7 @@ func (hm Heatmap) Figure() (Figure, error) {
 	return newFigure(hm.Title, hm.Width, hm.Height, hm.DPI, func(c draw.Canvas) {
 		barW := 1.8 * vg.Centimeter
 		main := draw.Crop(c, 0, -barW, 0, 0)
+		p.Title.Text = fitTitle(p, hm.Title, main)
 		fitCategoryLabels(p, main, hm.Cols)
 		p.Draw(main)
 		dc := p.DataCanvas(main)
