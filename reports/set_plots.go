@@ -173,7 +173,7 @@ func (pt *PivotTable) Heatmap() analysis.Heatmap {
 // polygon per row with a value, on the metric's scale, unless every value
 // is in the lower half of it (token F1 of 0.02-0.07 on a 0-1 scale, which
 // would shrink to a dot): then the radius is fitted to the values (see
-// analysis.RadarPlot) and the title says the scale was zoomed.
+// analysis.RadarPlot) and the title says so.
 func (pt *PivotTable) Radar() analysis.RadarPlot {
 	rp := analysis.RadarPlot{Title: pt.title(), Axes: pt.Cols}
 	lo, hi, ok := pt.Scale()
@@ -194,7 +194,7 @@ func (pt *PivotTable) Radar() analysis.RadarPlot {
 	}
 	if ok && len(rp.Series) > 0 && top < lo+(hi-lo)/2 {
 		rp.Min, rp.Max = 0, 0 // fitted to the values
-		rp.Title += fmt.Sprintf(" (radius zoomed to the values; the scale is %g-%g)", lo, hi)
+		rp.Title += fmt.Sprintf(" (radius fitted to the values, of %g-%g)", lo, hi)
 	}
 	return rp
 }

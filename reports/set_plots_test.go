@@ -145,7 +145,7 @@ func TestRadarZoomsSmallValues(t *testing.T) {
 		return pt
 	}
 	small := pivot(0.02, 0.05, 0.07, 0.03, 0.04, 0.06).Radar()
-	if small.Max > small.Min || !strings.Contains(small.Title, "zoomed") {
+	if small.Max > small.Min || !strings.Contains(small.Title, "radius fitted") {
 		t.Errorf("small values: scale %v-%v, title %q; want the radius fitted and said", small.Min, small.Max, small.Title)
 	}
 	f, err := small.Figure()
@@ -156,7 +156,7 @@ func TestRadarZoomsSmallValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := pivot(0.2, 0.5, 0.9, 0.3, 0.4, 0.6).Radar()
-	if big.Min != 0 || big.Max != 1 || strings.Contains(big.Title, "zoomed") {
+	if big.Min != 0 || big.Max != 1 || strings.Contains(big.Title, "radius fitted") {
 		t.Errorf("values using the scale: %v-%v, title %q; want the metric's 0-1", big.Min, big.Max, big.Title)
 	}
 }
