@@ -176,11 +176,14 @@ func (r *radar) Plot(c draw.Canvas, plt *plot.Plot) {
 	// right- or centre-aligned by the spoke's direction) spans a box that
 	// grows with the radius: take the largest radius whose box fits the
 	// area, and centre the box (a triangle's centre is not its circle's).
+	ws, hs := make([]vg.Length, n), make([]vg.Length, n)
+	for i, name := range names {
+		ws[i], hs[i] = label.Width(name), label.Height(name)
+	}
 	extent := func(r vg.Length) (box vg.Rectangle) {
-		box = vg.Rectangle{Min: vg.Point{X: 0, Y: 0}, Max: vg.Point{X: 0, Y: 0}}
-		for i, name := range names {
+		for i := range names {
 			cos, sin := vg.Length(math.Cos(angle(i))), vg.Length(math.Sin(angle(i)))
-			w, h := label.Width(name), label.Height(name)
+			w, h := ws[i], hs[i]
 			end := vg.Point{X: r * cos, Y: r * sin}
 			lp := vg.Point{X: (r + pad) * cos, Y: (r + pad) * sin}
 			var lb vg.Rectangle
