@@ -129,12 +129,12 @@ func dispatch(c *command, path string, args []string, cio cmdIO) int {
 			return dispatch(s, path+" "+s.name, args[1:], cio)
 		}
 	}
+	if len(c.subs) > 0 && len(args) > 0 && args[0] == "help" { // memlab runs help show
+		return helpCommand(append(strings.Fields(strings.TrimPrefix(path, "memlab")), args[1:]...), cio)
+	}
 	if c.run == nil { // a group
 		switch {
-		case len(args) > 0 && (isHelpArg(args[0]) || args[0] == "help"):
-			if args[0] == "help" && len(args) > 1 {
-				return helpCommand(append(strings.Fields(strings.TrimPrefix(path, "memlab")), args[1:]...), cio)
-			}
+		case len(args) > 0 && isHelpArg(args[0]):
 			writeHelp(cio.stdout, c, path, nil)
 			return 0
 		case len(args) == 0:

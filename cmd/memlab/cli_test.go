@@ -57,6 +57,7 @@ func TestHelpOnEveryCommand(t *testing.T) {
 		{[]string{"runs", "-h"}, []string{"Commands:", "list", "show", "diff", "export", `memlab help runs COMMAND`}},
 		{[]string{"kernel", "-h"}, []string{"memlab kernel [COMMAND] [flags] CONNECTION_FILE", "extend"}},
 		{[]string{"datasets", "help", "stats"}, []string{"memlab datasets stats [flags] PATH", "-json"}},
+		{[]string{"kernel", "help", "extend"}, []string{"memlab kernel extend [flags] MODULE@VERSION...", "-list"}},
 	} {
 		code, stdout, _ := memlab(t, c.args...)
 		for _, w := range c.want {
