@@ -2,6 +2,7 @@ package llm
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"github.com/memlab/memlab/component"
@@ -21,26 +22,51 @@ import (
 //
 // # File format
 //
-// One setting per line, `#` starts a comment, sections in brackets:
+// A config file is TOML (https://toml.io, read with
+// github.com/pelletier/go-toml/v2): a table per endpoint, a table per
+// role, and the prices.
 //
-//	# ~/.config/memlab/models.conf
+//	# ~/.config/memlab/models.toml
+//	[endpoints.vllm]
+//	base_url = ["http://10.0.0.5:8000/v1", "http://10.0.0.6:8000/v1"]  # replicas share the load (or one string)
+//	api_key_env = "VLLM_API_KEY"   # the key is read from this variable, which must be set (omit it: no key)
+//	max_concurrency = 32           # calls in flight at once (default 8)
+//	requests_per_minute = 600      # 0 = unlimited (default)
+//	tokens_per_minute = 400000     # prompt + completion tokens; 0 = unlimited
+//	timeout = "60s"                # per attempt (default 120s)
+//	max_attempts = 6               # retries on 429, 5xx, timeouts and broken connections (default 6)
+//	max_retry_after = "120s"       # longest Retry-After waited; past it the call fails (default 120s)
+//
+//	[roles.backbone]
+//	endpoint = "vllm"
+//	model = "Qwen2.5-7B-Instruct"
+//
+//	[roles.judge]
+//	endpoint = "openai"
+//	model = "gpt-4o-mini-2024-07-18"
+//
+//	[prices]                       # USD per million tokens
+//	"gpt-4o-mini-2024-07-18" = { prompt = 0.15, completion = 0.60 }
+//
+// A file is TOML when its name ends in .toml or it has an
+// [endpoints.NAME] or [roles.ROLE] table. Errors name FILE:LINE (of the
+// setting, or of its table) and the setting, never its value; an unknown
+// setting is an error.
+//
+// The older line format is still read, with a message on stderr (once,
+// LegacyConfigNotice) saying how to convert it: memlab config convert
+// OLD [NEW.toml] writes the TOML equivalent (Config.TOML). It has one
+// setting per line, `#` starting a comment, and sections in brackets:
+//
 //	[endpoint vllm]
-//	base_url = http://10.0.0.5:8000/v1, http://10.0.0.6:8000/v1  # replicas share the load
-//	api_key_env = VLLM_API_KEY   # the key is read from this variable, which must be set (omit it: no key)
-//	max_concurrency = 32         # calls in flight at once (default 8)
-//	requests_per_minute = 600    # 0 = unlimited (default)
-//	tokens_per_minute = 400000   # prompt + completion tokens; 0 = unlimited
-//	timeout = 60s                # per attempt (default 120s)
-//	max_attempts = 6             # retries on 429, 5xx, timeouts and broken connections (default 6)
-//	max_retry_after = 120s       # longest Retry-After waited; past it the call fails (default 120s)
+//	base_url = http://10.0.0.5:8000/v1, http://10.0.0.6:8000/v1
+//	api_key_env = VLLM_API_KEY
+//	max_concurrency = 32
+//	timeout = 60s
 //
 //	[role backbone]
 //	endpoint = vllm
 //	model = Qwen2.5-7B-Instruct
-//
-//	[role judge]
-//	endpoint = openai
-//	model = gpt-4o-mini-2024-07-18
 //
 //	[prices]                     # USD per million tokens: prompt, completion
 //	gpt-4o-mini-2024-07-18 = 0.15, 0.60
@@ -55,7 +81,10 @@ import (
 // URL goes through RedactURLs.
 type Config struct {
 	// Source is the file the config came from, or "environment".
-	Source    string
+	Source string
+	// Format is the file's format: ConfigFormatTOML, ConfigFormatLines,
+	// or "" when the config is not from a file.
+	Format    string
 	Endpoints map[string]*Endpoint
 	Roles     map[string]RoleModel
 	// Prices maps a model to its price per million tokens.
@@ -147,8 +176,26 @@ func LoadConfig(path string) (*Config, error) {
 // A config that defines no endpoint or no role is an error, and so is an
 // api_key_env naming a variable that is not set (or empty) for an endpoint
 // a role uses.
+//
+// The format is TOML (see Config) when name ends in .toml or the content
+// has an [endpoints.NAME] or [roles.ROLE] table; else it is the line
+// format, and the config's Format says so
+// (ConfigFormatLines: convert it with memlab config convert, see
+// LegacyConfigNotice).
 func ParseConfig(name string, r io.Reader, getenv func(string) string) (*Config, error) {
-	c := &Config{Source: name, Endpoints: map[string]*Endpoint{}, Roles: map[string]RoleModel{}, Prices: map[string]Price{}}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("llm: config %s: %w", name, err)
+	}
+	if isTOMLConfig(name, data) {
+		return parseTOMLConfig(name, data, getenv)
+	}
+	return parseLineConfig(name, bytes.NewReader(data), getenv)
+}
+
+// parseLineConfig parses the line format (ConfigFormatLines).
+func parseLineConfig(name string, r io.Reader, getenv func(string) string) (*Config, error) {
+	c := &Config{Source: name, Format: ConfigFormatLines, Endpoints: map[string]*Endpoint{}, Roles: map[string]RoleModel{}, Prices: map[string]Price{}}
 	type section struct{ kind, name string }
 	var cur section
 	var ep *Endpoint
@@ -259,17 +306,34 @@ func ParseConfig(name string, r io.Reader, getenv func(string) string) (*Config,
 		return nil, fmt.Errorf("llm: config %s: %w", name, err)
 	}
 	flushRole()
+	if err := c.check(n, roleLines, keyEnvLines); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// check validates a parsed config: at least one endpoint, each with a
+// base URL, and one role; each role names an endpoint that is defined and
+// whose api_key_env, if any, is set. lines is the file's line count;
+// roleLines and keyEnvLines where each role's section and each endpoint's
+// api_key_env are, for messages.
+func (c *Config) check(lines int, roleLines, keyEnvLines map[string]int) error {
+	name := c.Source
+	epSection, roleSection := "[endpoint NAME]", "[role ROLE]"
+	if c.Format == ConfigFormatTOML {
+		epSection, roleSection = "[endpoints.NAME]", "[roles.ROLE]"
+	}
 	if len(c.Endpoints) == 0 {
-		return nil, fmt.Errorf("llm: config %s: no endpoint defined (%d lines, none an [endpoint NAME] section): see the format in the doc of llm.Config", name, n)
+		return fmt.Errorf("llm: config %s: no endpoint defined (%d lines, none an %s section): see the format in the doc of llm.Config", name, lines, epSection)
 	}
 	for _, en := range c.endpointNames() {
 		if e := c.Endpoints[en]; len(e.BaseURLs) == 0 {
-			return nil, fmt.Errorf("llm: config %s:%d: endpoint %q has no base_url", name, e.line, e.Name)
+			return fmt.Errorf("llm: config %s:%d: endpoint %q has no base_url", name, e.line, e.Name)
 		}
 	}
 	if len(c.Roles) == 0 {
-		return nil, fmt.Errorf("llm: config %s: no role defined: add a [role ROLE] section (%s) naming an endpoint and a model",
-			name, strings.Join(Roles(), ", "))
+		return fmt.Errorf("llm: config %s: no role defined: add a %s section (%s) naming an endpoint and a model",
+			name, roleSection, strings.Join(Roles(), ", "))
 	}
 	for _, r := range Roles() {
 		rm, ok := c.Roles[r]
@@ -277,19 +341,19 @@ func ParseConfig(name string, r io.Reader, getenv func(string) string) (*Config,
 			continue
 		}
 		if rm.Endpoint == "" || rm.Model == "" {
-			return nil, fmt.Errorf("llm: config %s:%d: role %q needs both endpoint and model", name, roleLines[r], r)
+			return fmt.Errorf("llm: config %s:%d: role %q needs both endpoint and model", name, roleLines[r], r)
 		}
 		e, ok := c.Endpoints[rm.Endpoint]
 		if !ok {
-			return nil, fmt.Errorf("llm: config %s:%d: role %q names endpoint %s, which is not defined (defined: %s)",
+			return fmt.Errorf("llm: config %s:%d: role %q names endpoint %s, which is not defined (defined: %s)",
 				name, roleLines[r], r, quoteName(rm.Endpoint), strings.Join(c.endpointNames(), ", "))
 		}
 		if e.KeyEnv != "" && !e.HasKey() {
-			return nil, fmt.Errorf("llm: config %s:%d: endpoint %q (used by role %s): api_key_env names %s, which is not set (or empty): export it, or remove api_key_env for a server that needs no key",
+			return fmt.Errorf("llm: config %s:%d: endpoint %q (used by role %s): api_key_env names %s, which is not set (or empty): export it, or remove api_key_env for a server that needs no key",
 				name, keyEnvLines[e.Name], e.Name, r, e.KeyEnv)
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // leadingWord returns the first word of a line: up to a space, tab, ':' or
@@ -556,10 +620,14 @@ func SingleEndpoint(baseURL, model string) *Config {
 // DefaultConfig is the configuration memlab uses when a notebook does not
 // build its own: the file named by MEMLAB_CONFIG if set, else the
 // environment (ConfigFromEnv). It returns nil, nil when nothing is
-// configured.
+// configured. A file in the older line format is read, and the first
+// time (in this process and the workers it starts) stderr says how to
+// convert it (LegacyConfigNotice).
 func DefaultConfig() (*Config, error) {
 	if p := os.Getenv("MEMLAB_CONFIG"); p != "" {
-		return LoadConfig(p)
+		c, err := LoadConfig(p)
+		noteLegacy(c)
+		return c, err
 	}
 	return ConfigFromEnv(os.Getenv), nil
 }

@@ -346,17 +346,28 @@ func csvFloat(x float64) string {
 // (Columns.Judges, sorted by name), one per LLM-judged metric
 // (Columns.Verdicts, sorted), latency_ms, calls, cached_calls,
 // prompt_tokens, completion_tokens, choice, correct, answer,
-// abstained and ranked (the trace ids joined by spaces). Undefined scores
-// (NaN, see Columns) are empty cells.
+// abstained and ranked (the trace ids joined by spaces). The metric
+// columns are named in snake_case (MetricColumn: "Choice accuracy" is
+// choice_accuracy); undefined scores (NaN, see Columns) are empty cells.
+// WriteRunsCSV writes the records of several runs with a run_id column.
 func WriteCSV(w io.Writer, recs []record.Record) error {
+	return writeCSV(w, nil, recs)
+}
+
+// writeCSV is WriteCSV with a first run_id column when runIDs is not nil
+// (one id per record).
+func writeCSV(w io.Writer, runIDs []string, recs []record.Record) error {
 	c := ColumnsOf(recs)
 	judges, verdicts := c.JudgeNames(), c.VerdictNames()
-	header := []string{"question_id", "corpus_id", "task", "dimension", "system", "reader", "k", "failure", "has_gold"}
+	var header []string
+	if runIDs != nil {
+		header = append(header, "run_id")
+	}
+	header = append(header, "question_id", "corpus_id", "task", "dimension", "system", "reader", "k", "failure", "has_gold")
 	for _, m := range retrievalMetrics {
 		header = append(header, m.column)
 	}
-	header = append(header, judges...)
-	header = append(header, verdicts...)
+	header = append(header, metricColumns(header, append(slices.Clone(judges), verdicts...))...)
 	header = append(header, "latency_ms", "calls", "cached_calls", "prompt_tokens", "completion_tokens",
 		"choice", "correct", "answer", "abstained", "ranked")
 	cw := csv.NewWriter(w)
@@ -366,7 +377,11 @@ func WriteCSV(w io.Writer, recs []record.Record) error {
 	retrievalCols := c.retrievalColumns()
 	row := make([]string, 0, len(header))
 	for i, r := range recs {
-		row = append(row[:0], r.QuestionID, r.CorpusID, r.Task, r.Dimension, r.System, r.Reader, strconv.Itoa(r.K),
+		row = row[:0]
+		if runIDs != nil {
+			row = append(row, runIDs[i])
+		}
+		row = append(row, r.QuestionID, r.CorpusID, r.Task, r.Dimension, r.System, r.Reader, strconv.Itoa(r.K),
 			r.Failure, strconv.FormatBool(r.Retrieval.HasGold))
 		for _, col := range retrievalCols {
 			row = append(row, csvFloat(col[i]))

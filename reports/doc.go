@@ -4,7 +4,7 @@
 // breakdowns and matrices by task, dimension, level, persona or medium
 // (Breakdown, Matrix), paired comparisons with intervals and tests
 // (Compare), protocol warnings (Lint), records as columns and CSV (Columns,
-// WriteCSV), question-by-question diffs and flips (Diff, Flips), errata
+// WriteCSV, WriteRunsCSV), question-by-question diffs and flips (Diff, Flips), errata
 // tables (ErrataTable), the LLM-judge tables (JudgeTable, the KnowMe-Bench
 // Table 1 layout KnowMeTable, JudgeAgreementTable, DisagreementTable,
 // CalibrationTable), the sweep table (SweepTable), cost estimates and
@@ -39,7 +39,7 @@
 //	papertable.go   PaperTable (a paper's layout, its figures beside ours), WithPaper
 //	papercell.go    PaperCellOf: a PaperCell (our mean and interval) from records
 //	calibration.go  CalibrationTable
-//	sweep.go        SweepTable
+//	sweep.go        SweepTable; the tidy CSVs: SweepCSV, WriteSweepCSV, WriteRunsCSV (RunRecords), MetricColumn
 //	estimate.go     EstimateTable, DryRun, UsageTable (what runs spent, per stage)
 //	clientusage.go  ClientUsageTable (a model client's calls, by role and model)
 //	manifest.go     Manifest, NewManifest, WriteManifest, ReadManifest, Reproduce

@@ -78,7 +78,7 @@ func ExampleWriteCSV() {
 		fmt.Println(err)
 	}
 	// Output:
-	// question_id,corpus_id,task,dimension,system,reader,k,failure,has_gold,recall_flat,all_all,all_any,any_all,any_any,mrr,ndcg,Evidence coverage (proxy for memory recall),ROUGE-L (proxy),Token F1 (proxy),latency_ms,calls,cached_calls,prompt_tokens,completion_tokens,choice,correct,answer,abstained,ranked
+	// question_id,corpus_id,task,dimension,system,reader,k,failure,has_gold,recall_flat,all_all,all_any,any_all,any_any,mrr,ndcg,evidence_coverage_proxy_for_memory_recall,rouge_l_proxy,token_f1_proxy,latency_ms,calls,cached_calls,prompt_tokens,completion_tokens,choice,correct,answer,abstained,ranked
 	// q1,p1,single_point_factual,,flat,extractive,2,,true,0.5,0,0,1,1,1,0.6131471927654585,0.5,0.21052631578947367,0.21052631578947367,0,0,0,0,0,,,Started cello lessons with Mrs Okafor on Tuesdays. Bought oat milk and batteries for the cello tuner.,false,t1 t2
 	// q2,p1,unanswerable,,flat,extractive,2,,false,,,,,,,,,,,0,0,0,0,0,,,,true,
 }

@@ -202,8 +202,8 @@ func TestWriteCSVParsesBack(t *testing.T) {
 	}
 	want := []string{"question_id", "corpus_id", "task", "dimension", "system", "reader", "k", "failure", "has_gold",
 		"recall_flat", "all_all", "all_any", "any_all", "any_any", "mrr", "ndcg",
-		judge.MetricChoiceAccuracy, judge.MetricEvidenceCoverage, judge.MetricRougeL, judge.MetricTokenF1,
-		judge.MetricKnowMeScore, "latency_ms", "calls", "cached_calls", "prompt_tokens", "completion_tokens", "choice", "correct", "answer", "abstained", "ranked"}
+		"choice_accuracy", "evidence_coverage_proxy_for_memory_recall", "rouge_l_proxy", "token_f1_proxy",
+		"knowme_bench_score_llm_judge", "latency_ms", "calls", "cached_calls", "prompt_tokens", "completion_tokens", "choice", "correct", "answer", "abstained", "ranked"}
 	if strings.Join(rows[0], "|") != strings.Join(want, "|") {
 		t.Fatalf("header\n%q\nwant\n%q", rows[0], want)
 	}
@@ -233,7 +233,7 @@ func TestWriteCSVParsesBack(t *testing.T) {
 		}
 		if r.Failure != "" {
 			failedRows++
-			for _, h := range []string{"recall_flat", "mrr", judge.MetricEvidenceCoverage, judge.MetricKnowMeScore} {
+			for _, h := range []string{"recall_flat", "mrr", reports.MetricColumn(judge.MetricEvidenceCoverage), reports.MetricColumn(judge.MetricKnowMeScore)} {
 				if row[col[h]] != "" {
 					t.Errorf("failed %s: %s = %q, want empty", r.QuestionID, h, row[col[h]])
 				}
@@ -247,7 +247,7 @@ func TestWriteCSVParsesBack(t *testing.T) {
 			t.Errorf("%s without gold: ndcg %q, want empty", r.QuestionID, row[col["ndcg"]])
 		}
 		f1 := runtest.Offline(r, judge.MetricTokenF1)
-		if got := num(row[col[judge.MetricTokenF1]]); !same(got, f1) {
+		if got := num(row[col[reports.MetricColumn(judge.MetricTokenF1)]]); !same(got, f1) {
 			t.Errorf("%s token F1 %v, record %v", r.QuestionID, got, f1)
 		}
 		if math.IsNaN(f1) {
@@ -255,16 +255,16 @@ func TestWriteCSVParsesBack(t *testing.T) {
 		}
 		if _, ok := r.Offline(judge.MetricChoiceAccuracy); !ok {
 			emptyChoice++
-			if row[col[judge.MetricChoiceAccuracy]] != "" {
-				t.Errorf("%s: choice accuracy %q for a question without one", r.QuestionID, row[col[judge.MetricChoiceAccuracy]])
+			if row[col[reports.MetricColumn(judge.MetricChoiceAccuracy)]] != "" {
+				t.Errorf("%s: choice accuracy %q for a question without one", r.QuestionID, row[col[reports.MetricColumn(judge.MetricChoiceAccuracy)]])
 			}
 		}
 		if v := r.Verdicts()[0]; !v.Judged() {
 			emptyVerdict++
-			if row[col[judge.MetricKnowMeScore]] != "" {
-				t.Errorf("%s: failed verdict written as %q, want empty", r.QuestionID, row[col[judge.MetricKnowMeScore]])
+			if row[col[reports.MetricColumn(judge.MetricKnowMeScore)]] != "" {
+				t.Errorf("%s: failed verdict written as %q, want empty", r.QuestionID, row[col[reports.MetricColumn(judge.MetricKnowMeScore)]])
 			}
-		} else if got := num(row[col[judge.MetricKnowMeScore]]); got != v.Score {
+		} else if got := num(row[col[reports.MetricColumn(judge.MetricKnowMeScore)]]); got != v.Score {
 			t.Errorf("%s: verdict %v, want %v", r.QuestionID, got, v.Score)
 		}
 		if strings.Contains(strings.Join(row, ","), "NaN") {

@@ -62,6 +62,7 @@ func init() {
 		"LintTopK":              reflect.ValueOf(constant.MakeFromLiteral("\"top-k\"", token.STRING, 0)),
 		"ManifestFormat":        reflect.ValueOf(constant.MakeFromLiteral("\"memlab-manifest/1\"", token.STRING, 0)),
 		"Matrix":                reflect.ValueOf(reports.Matrix),
+		"MetricColumn":          reflect.ValueOf(reports.MetricColumn),
 		"MetricsInEvery":        reflect.ValueOf(reports.MetricsInEvery),
 		"NewDryRun":             reflect.ValueOf(reports.NewDryRun),
 		"NewManifest":           reflect.ValueOf(reports.NewManifest),
@@ -94,6 +95,7 @@ func init() {
 		"StatusUndefined":       reflect.ValueOf(constant.MakeFromLiteral("\"undefined\"", token.STRING, 0)),
 		"Summarize":             reflect.ValueOf(reports.Summarize),
 		"SummaryOf":             reflect.ValueOf(reports.SummaryOf),
+		"SweepCSV":              reflect.ValueOf(reports.SweepCSV),
 		"SweepTable":            reflect.ValueOf(reports.SweepTable),
 		"TaskSummaries":         reflect.ValueOf(reports.TaskSummaries),
 		"UsageTable":            reflect.ValueOf(reports.UsageTable),
@@ -101,6 +103,8 @@ func init() {
 		"WithPaper":             reflect.ValueOf(reports.WithPaper),
 		"WriteCSV":              reflect.ValueOf(reports.WriteCSV),
 		"WriteManifest":         reflect.ValueOf(reports.WriteManifest),
+		"WriteRunsCSV":          reflect.ValueOf(reports.WriteRunsCSV),
+		"WriteSweepCSV":         reflect.ValueOf(reports.WriteSweepCSV),
 
 		// type definitions
 		"Cause":             reflect.ValueOf((*reports.Cause)(nil)),
@@ -136,6 +140,7 @@ func init() {
 		"QARatesSummary":    reflect.ValueOf((*reports.QARatesSummary)(nil)),
 		"QuestionDiff":      reflect.ValueOf((*reports.QuestionDiff)(nil)),
 		"RunDiff":           reflect.ValueOf((*reports.RunDiff)(nil)),
+		"RunRecords":        reflect.ValueOf((*reports.RunRecords)(nil)),
 		"Set":               reflect.ValueOf((*reports.Set)(nil)),
 		"SetPaperOptions":   reflect.ValueOf((*reports.SetPaperOptions)(nil)),
 		"Summary":           reflect.ValueOf((*reports.Summary)(nil)),

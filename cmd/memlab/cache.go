@@ -15,58 +15,97 @@ import (
 	"github.com/memlab/memlab/reports"
 )
 
-// cmdCache is `memlab cache stats|clear [-older-than D] [-path FILE]`.
-func cmdCache(args []string, stdout io.Writer) error {
-	if len(args) == 0 || (args[0] != "stats" && args[0] != "clear") {
-		if len(args) == 0 {
-			return usagef("cache needs a subcommand: stats or clear")
+// cacheFlags adds -path, the cache file, to fs.
+func cacheFlags(fs *flag.FlagSet) *string {
+	return fs.String("path", "", "cache `FILE` (default: $MEMLAB_CACHE, else the user cache directory's memlab/calls.db)")
+}
+
+// cacheFile resolves the cache file of -path and reports whether it
+// exists.
+func cacheFile(path string) (string, bool, error) {
+	if path == "" {
+		p, err := llm.CachePath()
+		if err != nil {
+			return "", false, err
 		}
-		return usagef("unknown cache subcommand %q (want stats or clear)", args[0])
+		path = p
 	}
-	fs := flag.NewFlagSet("cache "+args[0], flag.ContinueOnError)
-	path := fs.String("path", "", "cache file (default: $MEMLAB_CACHE, else the user cache directory's memlab/calls.db)")
-	olderThan := fs.Duration("older-than", 0, "clear: remove only entries older than this (e.g. 720h); 0 removes all")
-	pos, err := parseInterspersed(fs, args[1:])
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return path, false, nil
+	} else if err != nil {
+		return path, false, fmt.Errorf("cache at %s: %w", path, err)
+	}
+	return path, true, nil
+}
+
+// cacheStats is `memlab cache stats [-path FILE] [-json]`.
+func cacheStats(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("cache stats", flag.ContinueOnError)
+	pathFlag := cacheFlags(fs)
+	asJSON := jsonFlag(fs)
+	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usagef("cache %s takes no arguments, got %q", args[0], pos)
+		return usagef("cache stats takes no arguments, got %q", pos)
 	}
-	if *path == "" {
-		if *path, err = llm.CachePath(); err != nil {
-			return err
-		}
-	}
-	if _, err := os.Stat(*path); errors.Is(err, os.ErrNotExist) {
-		// Nothing was cached yet: not an error.
-		_, err := fmt.Fprintf(stdout, "no cache at %s yet: no model call has been cached\n", *path)
+	path, exists, err := cacheFile(*pathFlag)
+	if err != nil {
 		return err
-	} else if err != nil {
-		return fmt.Errorf("cache at %s: %w", *path, err)
 	}
-	ctx := context.Background()
-	if args[0] == "stats" {
-		// Read-only: stats read a cache on read-only media too.
-		c, err := cache.OpenReadOnly(*path)
-		if err != nil {
-			return err
+	if !exists {
+		// Nothing was cached yet: not an error.
+		if *asJSON {
+			return writeJSON(stdout, cacheStatsJSON{Path: path, Exists: false, ByKind: []cacheGroupJSON{}, ByModel: []cacheGroupJSON{}})
 		}
-		defer c.Close()
-		st, err := c.Stats(ctx)
-		if err != nil {
-			return err
-		}
-		return st.WriteText(stdout)
+		_, err := fmt.Fprintf(stdout, "no cache at %s yet: no model call has been cached\n", path)
+		return err
+	}
+	// Read-only: stats read a cache on read-only media too.
+	c, err := cache.OpenReadOnly(path)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	st, err := c.Stats(context.Background())
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(stdout, newCacheStatsJSON(st))
+	}
+	return st.WriteText(stdout)
+}
+
+// cacheClear is `memlab cache clear [-path FILE] [-older-than D]`.
+func cacheClear(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("cache clear", flag.ContinueOnError)
+	pathFlag := cacheFlags(fs)
+	olderThan := fs.Duration("older-than", 0, "remove only entries older than this (e.g. 720h); 0 removes all")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("cache clear takes no arguments, got %q", pos)
+	}
+	path, exists, err := cacheFile(*pathFlag)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		_, err := fmt.Fprintf(stdout, "no cache at %s yet: no model call has been cached\n", path)
+		return err
 	}
 	what := "all entries"
 	if *olderThan > 0 {
 		what = "entries older than " + olderThan.String()
 	}
-	c, err := cache.Open(*path)
+	c, err := cache.Open(path)
 	var n int64
 	if err == nil {
-		n, err = c.Clear(ctx, *olderThan)
+		n, err = c.Clear(context.Background(), *olderThan)
 		if cerr := c.Close(); err == nil && cerr != nil {
 			err = cerr
 		}
@@ -74,10 +113,10 @@ func cmdCache(args []string, stdout io.Writer) error {
 	if errors.Is(err, cache.ErrCorrupt) && *olderThan == 0 {
 		// A damaged file cannot be cleared entry by entry: it goes, and
 		// the next run starts a new one.
-		if rerr := removeCacheFiles(*path); rerr != nil {
+		if rerr := removeCacheFiles(path); rerr != nil {
 			return fmt.Errorf("%w; removing it failed: %w", err, rerr)
 		}
-		_, err = fmt.Fprintf(stdout, "the cache file %s was corrupt: removed it (and its write-ahead log); the next run starts a new one\n", *path)
+		_, err = fmt.Fprintf(stdout, "the cache file %s was corrupt: removed it (and its write-ahead log); the next run starts a new one\n", path)
 		return err
 	}
 	if errors.Is(err, cache.ErrCorrupt) {
@@ -86,7 +125,7 @@ func cmdCache(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "removed %d entries (%s) from %s\n", n, what, *path)
+	_, err = fmt.Fprintf(stdout, "removed %d entries (%s) from %s\n", n, what, path)
 	return err
 }
 

@@ -9,47 +9,44 @@ import (
 	"github.com/memlab/memlab/datasets"
 )
 
-// cmdDatasets is `memlab datasets validate|stats|errata ...`.
-func cmdDatasets(args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return usagef("datasets needs a subcommand: validate or stats, or errata to apply an errata file")
+// datasetsValidate is `memlab datasets validate [-strict] [-max N] PATH`.
+func datasetsValidate(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("datasets validate", flag.ContinueOnError)
+	strict := fs.Bool("strict", false, "exit 1 when the validation report lists any defect")
+	max := fs.Int("max", 10, "defects listed per kind (0 = all)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
 	}
-	switch args[0] {
-	case "validate":
-		fs := flag.NewFlagSet("datasets validate", flag.ContinueOnError)
-		strict := fs.Bool("strict", false, "exit 1 when the validation report lists any defect")
-		max := fs.Int("max", 10, "defects listed per kind (0 = all)")
-		pos, err := parseInterspersed(fs, args[1:])
-		if err != nil {
-			return err
-		}
-		d, err := loadDataset(pos)
-		if err != nil {
-			return err
-		}
-		if err := datasets.WriteValidation(stdout, d, *max); err != nil {
-			return err
-		}
-		if *strict && len(d.Report.Defects) > 0 {
-			return fmt.Errorf("%s: %d defects (-strict)", d.Source, len(d.Report.Defects))
-		}
-		return nil
-	case "stats":
-		fs := flag.NewFlagSet("datasets stats", flag.ContinueOnError)
-		pos, err := parseInterspersed(fs, args[1:])
-		if err != nil {
-			return err
-		}
-		d, err := loadDataset(pos)
-		if err != nil {
-			return err
-		}
-		return datasets.WriteStats(stdout, d)
-	case "errata":
-		return cmdDatasetsErrata(args[1:], stdout)
-	default:
-		return usagef("unknown datasets subcommand %q (want validate, stats or errata)", args[0])
+	d, err := loadDataset(pos)
+	if err != nil {
+		return err
 	}
+	if err := datasets.WriteValidation(stdout, d, *max); err != nil {
+		return err
+	}
+	if *strict && len(d.Report.Defects) > 0 {
+		return fmt.Errorf("%s: %d defects (-strict)", d.Source, len(d.Report.Defects))
+	}
+	return nil
+}
+
+// datasetsStats is `memlab datasets stats [-json] PATH`.
+func datasetsStats(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("datasets stats", flag.ContinueOnError)
+	asJSON := jsonFlag(fs)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	d, err := loadDataset(pos)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(stdout, datasetStatsJSON(datasets.ComputeStats(d)))
+	}
+	return datasets.WriteStats(stdout, d)
 }
 
 // loadDataset loads the one PATH argument; "sample" is the bundled sample.
@@ -60,8 +57,17 @@ func loadDataset(pos []string) (*datasets.Dataset, error) {
 	return datasets.Open(pos[0])
 }
 
-// cmdVersion prints the module version and VCS revision the binary was built from.
-func cmdVersion(stdout io.Writer) error {
+// cmdVersion is `memlab version` (and `memlab --version`): it prints the
+// module version and VCS revision the binary was built from.
+func cmdVersion(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("version takes no arguments, got %q", pos)
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		_, err := fmt.Fprintln(stdout, "memlab (no build information)")
@@ -78,6 +84,6 @@ func cmdVersion(stdout io.Writer) error {
 			}
 		}
 	}
-	_, err := fmt.Fprintf(stdout, "memlab %s %s%s %s\n", bi.Main.Version, rev, dirty, bi.GoVersion)
+	_, err = fmt.Fprintf(stdout, "memlab %s %s%s %s\n", bi.Main.Version, rev, dirty, bi.GoVersion)
 	return err
 }

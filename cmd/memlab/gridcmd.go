@@ -41,20 +41,6 @@ func (l listFlag) Set(s string) error {
 func cmdGrid(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("grid", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: memlab grid [-data PATH] -p AXIS=V1,V2... [-p ...] [-system S] [-reader R] [-judge J]... [-k K]
-                   [-baseline AXIS=V]... [-metrics M1,M2] [-seed N] [-resamples N] [-tidy FILE.csv]
-                   [-store FILE | -no-store] [-quiet] [-dry-run]
-
-Runs every point of the grid of the -p axes and prints their comparison. Axes:
-system, embedder, units, reader, judge, k, dataset, persona, or any knob of the
-system or the reader; values are the catalog's spec strings (memlab components),
-split at commas outside parentheses: -p system=flat(bm25),timeline -p k=5,10.
-Offline, points that need a model are skipped, and said so once.
-
-`)
-		fs.PrintDefaults()
-	}
 	data := fs.String("data", "", "dataset path (CloneMem file or folder, KnowMe-Bench folder); \"\" = the bundled sample")
 	errata := fs.String("errata", "", "errata CSV applied to the dataset")
 	var axes []record.Axis

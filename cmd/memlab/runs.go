@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,33 +18,6 @@ import (
 	"github.com/memlab/memlab/runstore"
 )
 
-// cmdRuns is `memlab runs list|show|diff|export`. What it prints goes
-// through a redactingWriter: no URL credential a store may hold is shown.
-func cmdRuns(args []string, stdout io.Writer) (err error) {
-	if len(args) == 0 {
-		return usagef("runs needs a subcommand: list, show, diff or export")
-	}
-	rw := newRedactingWriter(stdout)
-	defer func() {
-		if cerr := rw.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	stdout = rw
-	switch args[0] {
-	case "list":
-		return runsList(args[1:], stdout)
-	case "show":
-		return runsShow(args[1:], stdout)
-	case "diff":
-		return runsDiff(args[1:], stdout)
-	case "export":
-		return runsExport(args[1:], stdout)
-	default:
-		return usagef("unknown runs subcommand %q (want list, show, diff or export)", args[0])
-	}
-}
-
 // findRun resolves a RUN argument (an id, a unique id prefix or a label).
 func findRun(st *runstore.Store, arg string) (runstore.RunInfo, error) {
 	ri, err := st.Run(arg)
@@ -52,10 +27,11 @@ func findRun(st *runstore.Store, arg string) (runstore.RunInfo, error) {
 	return ri, err
 }
 
-// runsList is `memlab runs list [-store PATH]`.
+// runsList is `memlab runs list [-store PATH] [-json]`.
 func runsList(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("runs list", flag.ContinueOnError)
 	storePath := storeFlag(fs)
+	asJSON := jsonFlag(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -71,6 +47,9 @@ func runsList(args []string, stdout io.Writer) error {
 	infos, err := st.Runs()
 	if err != nil {
 		return err
+	}
+	if *asJSON {
+		return writeJSON(stdout, newRunsListJSON(st.Path(), infos))
 	}
 	if len(infos) == 0 {
 		_, err := fmt.Fprintf(stdout, "no runs in %s\n", st.Path())
@@ -95,10 +74,11 @@ func shortSystem(name string) string {
 	return name
 }
 
-// runsShow is `memlab runs show [-store PATH] RUN`.
+// runsShow is `memlab runs show [-store PATH] [-json] RUN`.
 func runsShow(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("runs show", flag.ContinueOnError)
 	storePath := storeFlag(fs)
+	asJSON := jsonFlag(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -122,6 +102,9 @@ func runsShow(args []string, stdout io.Writer) error {
 	fails, err := st.Failures(ri.ID)
 	if err != nil {
 		return err
+	}
+	if *asJSON {
+		return writeJSON(stdout, newRunShowJSON(st.Path(), ri, recs, fails))
 	}
 	var b strings.Builder
 	s := ri.Spec
@@ -287,25 +270,26 @@ func listCut(ids []string, n int) string {
 	return fmt.Sprintf("%s ... (%d more)", strings.Join(ids[:n], " "), len(ids)-n)
 }
 
-// runsExport is `memlab runs export [-store PATH] [-format csv|jsonl] [-o FILE] RUN`.
+// runsExport is `memlab runs export [-store PATH] [-format csv|jsonl] [-o FILE] RUN...`:
+// the records of every RUN, in the order given, each row with its run id.
 func runsExport(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("runs export", flag.ContinueOnError)
 	storePath := storeFlag(fs)
-	format := fs.String("format", "csv", "csv (one row per record, scores as columns) or jsonl (one full record per line)")
-	out := fs.String("o", "", "output file (default: standard output)")
+	format := fs.String("format", "csv", "csv (one row per record of each run, run_id first, scores as columns) or jsonl (one full record per line, with its run_id)")
+	out := fs.String("o", "", "output `FILE` (default: standard output)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usagef("runs export takes one RUN (an id, id prefix or label), got %d arguments", len(pos))
+	if len(pos) == 0 {
+		return usagef("runs export takes one or more RUNs (an id, id prefix or label), got none")
 	}
-	var write func(io.Writer, []record.Record) error
+	var write func(io.Writer, []reports.RunRecords) error
 	switch *format {
 	case "csv":
-		write = reports.WriteCSV
+		write = reports.WriteRunsCSV
 	case "jsonl":
-		write = record.WriteJSONL
+		write = writeRunsJSONL
 	default:
 		return usagef("runs export: unknown -format %q (want csv or jsonl)", *format)
 	}
@@ -314,23 +298,34 @@ func runsExport(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	ri, err := findRun(st, pos[0])
-	if err != nil {
-		return err
-	}
-	recs, err := st.Records(ri.ID)
-	if err != nil {
-		return err
+	var all []reports.RunRecords
+	seen := map[string]string{}
+	n := 0
+	for _, arg := range pos {
+		ri, err := findRun(st, arg)
+		if err != nil {
+			return err
+		}
+		if prev, dup := seen[ri.ID]; dup {
+			return usagef("runs export: %q and %q name the same run %s", prev, arg, ri.ID)
+		}
+		seen[ri.ID] = arg
+		recs, err := st.Records(ri.ID)
+		if err != nil {
+			return err
+		}
+		all = append(all, reports.RunRecords{RunID: ri.ID, Records: recs})
+		n += len(recs)
 	}
 	if *out == "" {
-		return write(stdout, recs)
+		return write(stdout, all)
 	}
 	f, err := os.Create(*out)
 	if err != nil {
 		return fmt.Errorf("runs export: %w", err)
 	}
 	fw := newRedactingWriter(f)
-	if err := write(fw, recs); err != nil {
+	if err := write(fw, all); err != nil {
 		f.Close()
 		return fmt.Errorf("runs export to %s: %w", *out, err)
 	}
@@ -341,8 +336,44 @@ func runsExport(args []string, stdout io.Writer) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("runs export to %s: %w", *out, err)
 	}
-	_, err = fmt.Fprintf(stdout, "wrote %d records of run %s (%s) to %s\n", len(recs), ri.ID, ri.Label, *out)
+	ids := make([]string, len(all))
+	for i, r := range all {
+		ids[i] = r.RunID
+	}
+	_, err = fmt.Fprintf(stdout, "wrote %d records of %d runs (%s) to %s\n", n, len(all), strings.Join(ids, ", "), *out)
 	return err
+}
+
+// writeRunsJSONL writes the records of runs as JSON lines, each record
+// with a run_id field first (record.WriteJSONL's fields after it).
+func writeRunsJSONL(w io.Writer, runs []reports.RunRecords) error {
+	for _, r := range runs {
+		var buf bytes.Buffer
+		if err := record.WriteJSONL(&buf, r.Records); err != nil {
+			return err
+		}
+		id, err := json.Marshal(r.RunID)
+		if err != nil {
+			return err
+		}
+		for _, line := range bytes.SplitAfter(buf.Bytes(), []byte("\n")) {
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			if line[0] != '{' {
+				return fmt.Errorf("runs export: a record of run %s is not a JSON object", r.RunID)
+			}
+			rest := line[1:]
+			sep := ","
+			if len(bytes.TrimSpace(rest)) > 0 && bytes.TrimSpace(rest)[0] == '}' {
+				sep = ""
+			}
+			if _, err := fmt.Fprintf(w, `{"run_id":%s%s%s`, id, sep, rest); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // usedModels reports whether any record made or was served a model call.

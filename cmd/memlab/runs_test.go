@@ -120,7 +120,7 @@ func TestRunsExport(t *testing.T) {
 	if err != nil {
 		t.Fatalf("export is not CSV: %v\n%s", err, out)
 	}
-	if len(rows) != len(a.Records)+1 || rows[0][0] != "question_id" || rows[1][0] != a.Records[0].QuestionID {
+	if len(rows) != len(a.Records)+1 || rows[0][0] != "run_id" || rows[0][1] != "question_id" || rows[1][0] != a.ID || rows[1][1] != a.Records[0].QuestionID {
 		t.Errorf("CSV export: %d rows, header %q", len(rows), rows[0])
 	}
 

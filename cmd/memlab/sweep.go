@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/grid"
 	"github.com/memlab/memlab/kernel/notebook"
 	"github.com/memlab/memlab/llm"
@@ -138,7 +136,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err := os.WriteFile(filepath.Join(dir, "sweep.md"), []byte(md), 0o644); err != nil {
 		return err
 	}
-	if err := writeTableCSV(filepath.Join(dir, "sweep.csv"), t); err != nil {
+	if err := writeSweepCSV(filepath.Join(dir, "sweep.csv"), sw); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "memlab sweep: wrote %s and %s\n", filepath.Join(dir, "sweep.md"), filepath.Join(dir, "sweep.csv"))
@@ -159,16 +157,13 @@ func axesText(axes []record.Axis) string {
 	return strings.Join(parts, "; ")
 }
 
-// writeTableCSV writes t (header and rows) as CSV to path.
-func writeTableCSV(path string, t analysis.Table) error {
+// writeSweepCSV writes the sweep's tidy CSV (reports.SweepCSV) to path.
+func writeSweepCSV(path string, sw *record.Sweep) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	w := csv.NewWriter(f)
-	w.Write(t.Header)
-	w.WriteAll(t.Rows)
-	if err := w.Error(); err != nil {
+	if err := reports.WriteSweepCSV(f, sw); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -28,19 +28,35 @@ func TestSweepThreeByTwo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 7 || rows[0][0] != "k" || rows[0][1] != "system" || rows[0][2] != "run" {
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	// The axes k and system are named param_k and param_system: the
+	// run's own k and system columns come after them.
+	if len(rows) != 7 || rows[0][0] != "param_k" || rows[0][1] != "param_system" || rows[0][2] != "run_id" {
 		t.Fatalf("combined table: %d rows, header %v", len(rows), rows[0])
+	}
+	for _, c := range []string{"k", "system", "n_questions", "n_gold", "n_no_gold", "n_failed", "recall_flat", "any_any", "mrr", "choice_accuracy", "token_f1_proxy", "error"} {
+		if _, ok := col[c]; !ok {
+			t.Errorf("sweep.csv lacks column %q: %v", c, rows[0])
+		}
 	}
 	ids := map[string]bool{}
 	for _, r := range rows[1:] {
 		ids[r[2]] = true
-		if r[1] == "oracle" && r[8] != "1.000" { // Any-Any of the oracle
-			t.Errorf("oracle row %v: Any-Any %s, want 1.000", r, r[8])
+		if r[1] == "oracle" && r[col["any_any"]] != "1" { // Any-Any of the oracle
+			t.Errorf("oracle row %v: any_any %s, want 1", r, r[col["any_any"]])
+		}
+		if r[col["k"]] != r[0] {
+			t.Errorf("row %v: k %s, want the axis's %s", r, r[col["k"]], r[0])
 		}
 		if _, err := os.Stat(filepath.Join(out, "k="+r[0]+",system="+r[1], "sweep.ipynb")); err != nil {
 			t.Errorf("point %s/%s has no notebook output: %v", r[0], r[1], err)
 		}
 	}
+	// One value per cell: every count and metric column is a number.
+	pythonCSVCheck(t, filepath.Join(out, "sweep.csv"), []string{"param_k", "k", "n_questions", "n_gold", "n_no_gold", "n_failed", "recall_flat", "all_any", "any_any", "mrr", "choice_accuracy", "token_f1_proxy", "rouge_l_proxy"})
 	if len(ids) != 6 {
 		t.Errorf("%d distinct runs, want 6", len(ids))
 	}
