@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memlab/memlab/catalog"
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/record"
@@ -77,5 +78,44 @@ func TestJudgeTaskTable(t *testing.T) {
 	}
 	if r := tab.Rows[2]; r[3] != "all" || r[6] != "1 / 1" {
 		t.Errorf("all row %q", r)
+	}
+}
+
+// TestPivotDisplayNames: a pivot over systems whose axis values carry
+// every knob heads its columns with the display names (the knob that
+// differs), keeps the axis values for Cell, and gives the full specs in
+// the note.
+func TestPivotDisplayNames(t *testing.T) {
+	d, err := datasets.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := []string{"flat(bm25,k1=1.2,b=0.75,stats=admitted)", "flat(bm25,k1=2,b=0.75,stats=admitted)"}
+	s := &Set{Axes: []record.Axis{{Name: "system", Values: values}}}
+	for _, v := range values {
+		sys, err := catalog.System(&catalog.Env{Data: d}, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := runs.Run(context.Background(), d, runs.Config{System: sys, Reader: generate.NewExtractive(), K: 10, Label: v}, runs.Options{NoStore: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Points = append(s.Points, Point{Params: map[string]string{"system": v}, Label: v, Data: d, Result: r})
+	}
+	pt, err := s.PivotWith(PivotOptions{Rows: ByTask, Cols: "system", Metrics: []string{"Recall-Flat"}, Resamples: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, h := range pt.Table.Header[1:] {
+		if len(h) > 24 || !strings.Contains(h, "k1=") {
+			t.Errorf("column %d headed %q: want the short name with the knob that differs", j, h)
+		}
+		if !strings.Contains(pt.Note, h+" = `"+s.Points[j].Result.System+"`") {
+			t.Errorf("the note does not give %q's full spec:\n%s", h, pt.Note)
+		}
+	}
+	if _, ok := pt.Cell(pt.Rows[0], values[1]); !ok {
+		t.Errorf("Cell by the axis value no longer finds the cell")
 	}
 }
