@@ -80,6 +80,12 @@ type CompareCell struct {
 // left out, and every mean shows the n it is over ("0.658 [0.610, 0.705]
 // (n=47)") beside the run's record count, as every difference does.
 func Compare(results []*record.Result, opts CompareOptions) (*Comparison, error) {
+	return compareNamed(results, nil, opts)
+}
+
+// compareNamed is Compare with the runs labelled by namesOf(results,
+// generated): short display names, the full specs in the note.
+func compareNamed(results []*record.Result, generated []bool, opts CompareOptions) (*Comparison, error) {
 	if len(results) == 0 {
 		return nil, fmt.Errorf("reports: compare: no runs")
 	}
@@ -91,6 +97,14 @@ func Compare(results []*record.Result, opts CompareOptions) (*Comparison, error)
 			return nil, fmt.Errorf("reports: compare: run %d is nil", i)
 		}
 	}
+	names := namesOf(results, generated)
+	labelled := make([]*record.Result, len(results))
+	for i, r := range results {
+		c := *r
+		c.Label = names.Labels[i]
+		labelled[i] = &c
+	}
+	results = labelled
 	if opts.Level == 0 {
 		opts.Level = 0.95
 	}
@@ -210,6 +224,9 @@ func Compare(results []*record.Result, opts CompareOptions) (*Comparison, error)
 	}
 	cmp.Note = fmt.Sprintf("Means with %.0f%% percentile-bootstrap intervals (%d resamples%s, seed %d). Δ is the paired difference against %s over the questions both runs scored; p is two-sided (McNemar's exact test for 0/1 metrics, a paired permutation test otherwise), Holm-adjusted over the table's %d comparisons.",
 		100*opts.Level, opts.Resamples, cluster, opts.Seed, base.Label, len(ps))
+	if names.Note != "" {
+		cmp.Note += " " + names.Note
+	}
 	cmp.Lints = Lint(results, LintOptions{Metrics: metrics, Clustered: opts.ClusterByPersona, Intervals: true})
 	if len(cmp.Lints) > 0 {
 		cmp.Note += "\n\nWarnings:\n"

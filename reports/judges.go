@@ -32,15 +32,47 @@ func Verdicts(recs []record.Record) (metrics []string, byMetric map[string][]jud
 // metrics: the normalized mean over judged items, and "n judged / n
 // failed" so failures are never hidden (", n no reference" after it when
 // questions without reference answer were left unjudged).
+//
+// Systems show under their display names (component.DisplayNames).
 func JudgeTable(results []*record.Result) analysis.Table {
 	t := analysis.Table{Header: []string{"system", "k", "metric", "normalized mean", "mean", "n judged / n failed"},
 		Align: []string{"l", "r", "l", "r", "r", "r"}}
-	for _, r := range results {
+	names := namesOf(results, nil)
+	for i, r := range results {
 		metrics, by := Verdicts(r.Records)
 		for _, m := range metrics {
 			s := judge.Aggregate(by[m])
-			t.AddRow([]string{r.System, fmt.Sprint(r.K), m, analysis.Fmt(s.Normalized, 3), analysis.Fmt(s.Mean, 3),
+			t.AddRow([]string{names.Systems[i], fmt.Sprint(r.K), m, analysis.Fmt(s.Normalized, 3), analysis.Fmt(s.Mean, 3),
 				judgedCounts(s)})
+		}
+	}
+	return t
+}
+
+// JudgeTaskTable is JudgeTable by task: one row per (result, metric,
+// task), tasks sorted, then the metric over all tasks ("all").
+func JudgeTaskTable(results []*record.Result) analysis.Table {
+	t := analysis.Table{Header: []string{"system", "k", "metric", "task", "normalized mean", "mean", "n judged / n failed"},
+		Align: []string{"l", "r", "l", "l", "r", "r", "r"}}
+	names := namesOf(results, nil)
+	for i, r := range results {
+		metrics, all := Verdicts(r.Records)
+		byTask := map[string][]record.Record{}
+		for _, rec := range r.Records {
+			byTask[rec.Task] = append(byTask[rec.Task], rec)
+		}
+		tasks := sortedKeys(byTask)
+		for _, m := range metrics {
+			for _, task := range tasks {
+				_, by := Verdicts(byTask[task])
+				if len(by[m]) == 0 {
+					continue
+				}
+				s := judge.Aggregate(by[m])
+				t.AddRow([]string{names.Systems[i], fmt.Sprint(r.K), m, task, analysis.Fmt(s.Normalized, 3), analysis.Fmt(s.Mean, 3), judgedCounts(s)})
+			}
+			s := judge.Aggregate(all[m])
+			t.AddRow([]string{names.Systems[i], fmt.Sprint(r.K), m, "all", analysis.Fmt(s.Normalized, 3), analysis.Fmt(s.Mean, 3), judgedCounts(s)})
 		}
 	}
 	return t
@@ -50,11 +82,14 @@ func JudgeTable(results []*record.Result) analysis.Table {
 // per task in level order (I: T1-T3, II: T4-T5, III: T6-T7), one column per
 // result, each cell the mean score / 5 in percent with "n judged / n
 // failed" (and ", n no reference" for questions without reference answer,
-// which are not judged); then the overall mean over judged items.
+// which are not judged); then the overall mean over judged items. The
+// columns are headed by the runs' display labels (component.DisplayNames)
+// and k.
 func KnowMeTable(results []*record.Result) analysis.Table {
 	t := analysis.Table{Header: []string{"level", "task"}, Align: []string{"l", "l"}}
-	for _, r := range results {
-		t.Header = append(t.Header, fmt.Sprintf("%s, k=%d", r.System, r.K))
+	names := namesOf(results, nil)
+	for i, r := range results {
+		t.Header = append(t.Header, fmt.Sprintf("%s, k=%d", names.Labels[i], r.K))
 		t.Align = append(t.Align, "r")
 	}
 	cell := func(vs []judge.Verdict) string {

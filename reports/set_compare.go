@@ -31,6 +31,7 @@ func (s *Set) Compare(opts CompareOptions) (*Comparison, error) {
 	}
 	var results []*record.Result
 	var points []int
+	var generated []bool
 	for i, p := range s.Points {
 		if !p.Ran() {
 			continue
@@ -39,6 +40,7 @@ func (s *Set) Compare(opts CompareOptions) (*Comparison, error) {
 		r.Label = s.labelOf(i)
 		results = append(results, &r)
 		points = append(points, i)
+		generated = append(generated, p.Label == "" || p.Label == s.gridLabel(p))
 	}
 	if len(results) == 0 {
 		return nil, fmt.Errorf("reports: set compare: no point of the %d ran%s", len(s.Points), skipsText(s))
@@ -55,7 +57,7 @@ func (s *Set) Compare(opts CompareOptions) (*Comparison, error) {
 			return nil, fmt.Errorf("reports: set compare: no metric is in every ran point (lacking: %s)", strings.Join(lacking, ", "))
 		}
 	}
-	cmp, err := Compare(results, opts)
+	cmp, err := compareNamed(results, generated, opts)
 	if err != nil {
 		return nil, fmt.Errorf("reports: set compare: %w", err)
 	}
@@ -72,6 +74,27 @@ func (s *Set) Compare(opts CompareOptions) (*Comparison, error) {
 		cmp.Note += "\n"
 	}
 	return cmp, nil
+}
+
+// gridLabel is the label package grid gives point p: its values on the
+// axes of more than one value, "system=flat k=10", or the value alone
+// when one axis varies ("all" when none does).
+func (s *Set) gridLabel(p Point) string {
+	var parts []string
+	var only string
+	for _, a := range s.Axes {
+		if len(a.Values) > 1 {
+			parts = append(parts, a.Name+"="+p.Params[a.Name])
+			only = p.Params[a.Name]
+		}
+	}
+	switch len(parts) {
+	case 0:
+		return "all"
+	case 1:
+		return only
+	}
+	return strings.Join(parts, " ")
 }
 
 // baselineIndex returns the index among the ran points (points, indices

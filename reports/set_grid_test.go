@@ -59,7 +59,7 @@ func TestSetOfAGrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cmp.Table.Rows[2][4] != "(baseline)" || !strings.Contains(cmp.Note, "against system=oracle k=5") {
+	if cmp.Table.Rows[2][4] != "(baseline)" || !strings.Contains(cmp.Note, "against oracle k=5") {
 		t.Errorf("the grid's baseline (oracle, k its first value) is not the comparison's: %q\n%s", cmp.Table.Rows, cmp.Note)
 	}
 	var b bytes.Buffer

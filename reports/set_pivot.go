@@ -243,6 +243,9 @@ func (s *Set) PivotWith(opts PivotOptions) (*PivotTable, error) {
 	pt.scaleLo, pt.scaleHi = s.scaleOf(metrics)
 	pt.Table = pt.table(opts)
 	pt.Note = s.pivotNote(opts)
+	if note := s.displayPivot(pt, rd, cd); note != "" {
+		pt.Note += "\n\n" + note
+	}
 	return pt, nil
 }
 

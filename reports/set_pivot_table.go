@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/memlab/memlab/analysis"
+	"github.com/memlab/memlab/component"
 )
 
 // Values returns each cell's mean, NaN where there is none: Values()[i][j]
@@ -101,4 +103,80 @@ func (s *Set) pivotNote(opts PivotOptions) string {
 		note += "\n- " + l
 	}
 	return note
+}
+
+// displayPivot shows the coordinates of a "system" or "reader" axis in
+// pt.Table under their display names (component.DisplayNames over the
+// components of the points with each value; pt.Rows and pt.Cols keep the
+// axis values, for Cell), and returns the note giving each shortened
+// name its full spec ("" when none was shortened).
+func (s *Set) displayPivot(pt *PivotTable, rd, cd dim) string {
+	var notes []string
+	if names, note := s.displayValues(rd, pt.Rows); names != nil {
+		for i := range pt.Table.Rows {
+			pt.Table.Rows[i][0] = names[i]
+		}
+		notes = append(notes, note)
+	}
+	if names, note := s.displayValues(cd, pt.Cols); names != nil {
+		copy(pt.Table.Header[1:], names)
+		notes = append(notes, note)
+	}
+	return strings.TrimSpace(strings.Join(notes, " "))
+}
+
+// shortValue is the longest axis value a pivot shows as written.
+const shortValue = 24
+
+// displayValues returns the display names of the values of a "system" or
+// "reader" axis and the note of their full specs; nil when d is another
+// dimension or no name is shorter.
+func (s *Set) displayValues(d dim, values []string) ([]string, string) {
+	if d.kind != dimAxis || d.name != "system" && d.name != "reader" {
+		return nil, ""
+	}
+	full := make([]string, len(values))
+	specs := make([]*component.Spec, len(values))
+	for i, v := range values {
+		full[i] = v
+		for _, p := range s.Points {
+			if p.Params[d.name] != v || p.Result == nil {
+				continue
+			}
+			if d.name == "system" {
+				full[i], specs[i] = p.Result.System, p.Result.Spec.SystemSpec
+			} else {
+				full[i], specs[i] = p.Result.Reader, p.Result.Spec.ReaderSpec
+			}
+			break
+		}
+	}
+	names := component.DisplayNames(full, specs)
+	changed := false
+	seen := map[string]bool{}
+	for i := range names {
+		names[i] = strings.TrimSpace(names[i])
+		// A value the user wrote short stays, and so does one of a point
+		// that did not run (no spec to shorten by).
+		if utf8.RuneCountInString(values[i]) <= shortValue || specs[i] == nil {
+			names[i] = values[i]
+		}
+		if seen[names[i]] {
+			return nil, "" // would merge two values
+		}
+		seen[names[i]] = true
+		if names[i] != values[i] {
+			changed = true
+		} else {
+			full[i] = "" // no note for it
+		}
+	}
+	if !changed {
+		return nil, ""
+	}
+	what := "Systems"
+	if d.name == "reader" {
+		what = "Readers"
+	}
+	return names, strings.TrimSpace(specNote(what, full, names))
 }

@@ -49,6 +49,7 @@ func init() {
 		"Groupings":             reflect.ValueOf(reports.Groupings),
 		"JudgeAgreementTable":   reflect.ValueOf(reports.JudgeAgreementTable),
 		"JudgeTable":            reflect.ValueOf(reports.JudgeTable),
+		"JudgeTaskTable":        reflect.ValueOf(reports.JudgeTaskTable),
 		"KindRetrieval":         reflect.ValueOf(constant.MakeFromLiteral("\"retrieval\"", token.STRING, 0)),
 		"KnowMeBaseNote":        reflect.ValueOf(constant.MakeFromLiteral("\"KnowMe-Bench Table 1's \\\"base\\\" is the backbone reading the whole long context (not a reader without memory), and each \\\"+\\\" row is the change a memory system adds to it, in points of the score / 5 in %.\"", token.STRING, 0)),
 		"KnowMeTable":           reflect.ValueOf(reports.KnowMeTable),

@@ -52,6 +52,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.Var(params, "p", "override a variable of the parameters cell: name=value (repeatable)")
 	sf := addStoreFlags(fs)
 	isolate := addIsolateFlag(fs)
+	noInput := fs.Bool("no-input", false, "leave the code cells' source out of the report (the .ipynb keeps it, hidden as JupyterLab hides it); a cell tagged remove-input or hide-input does so alone")
+	htmlReport := fs.Bool("html", false, "also write NOTEBOOK.html beside the .md: the report as one self-contained page, figures inline")
 	dry := fs.Bool("dry-run", false, "ask nothing: each run prints the calls, tokens and cost it would spend per stage (ingest, retrieve, read, judge)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -96,6 +98,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		Symbols: []interp.Exports{stdlib.Symbols},
 		Stdout:  stdout,
 		Stderr:  stderr,
+
+		HideInput: *noInput,
+		HTML:      *htmlReport,
 	}
 	if *isolate {
 		// The worker opens the store, reports progress and prints the
@@ -154,7 +159,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "memlab run: closing the model call cache: %v\n", err)
 	}
 	if res != nil && res.Ipynb != "" {
-		fmt.Fprintf(stderr, "memlab run: wrote %s and %s (%.1fs)\n", res.Ipynb, res.Report, res.Duration.Seconds())
+		if res.HTML != "" {
+			fmt.Fprintf(stderr, "memlab run: wrote %s, %s and %s (%.1fs)\n", res.Ipynb, res.Report, res.HTML, res.Duration.Seconds())
+		} else {
+			fmt.Fprintf(stderr, "memlab run: wrote %s and %s (%.1fs)\n", res.Ipynb, res.Report, res.Duration.Seconds())
+		}
 	}
 	if *dry {
 		if res != nil && res.Ipynb != "" {

@@ -178,6 +178,9 @@ func runsShow(args []string, stdout io.Writer) error {
 		}
 		if jt := reports.JudgeTable([]*record.Result{res}); len(jt.Rows) > 0 {
 			fmt.Fprintf(&b, "\nLLM judges\n\n%s", jt.Markdown())
+			if len(tasks) > 1 {
+				fmt.Fprintf(&b, "\nLLM judges by task\n\n%s", reports.JudgeTaskTable([]*record.Result{res}).Markdown())
+			}
 		}
 	}
 	_, err = io.WriteString(stdout, b.String())

@@ -162,6 +162,9 @@ func ipynb(res *RunResult) ([]byte, error) {
 		// Tags, title, other metadata and the layout, as Ipynb writes them:
 		// the run's .ipynb converts back to the .go file.
 		cell := nbCell{ID: fmt.Sprintf("cell-%d", i+1), CellType: c.Kind, Metadata: c.ipynbMetadata(i == len(nb.Cells)-1), Source: nbLines(c.Source)}
+		if v := res.view(&c); c.Kind == KindCode && (v.input != inputShown || !v.outputs) {
+			hide(cell.Metadata, c.layout, v.input != inputShown, !v.outputs)
+		}
 		if c.Kind == KindCode {
 			outs := []nbOutput{}
 			if r := res.Results[i]; r != nil {
@@ -181,6 +184,31 @@ func ipynb(res *RunResult) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// hide marks a cell of a run's .ipynb as JupyterLab marks a collapsed
+// one (metadata.jupyter.source_hidden, outputs_hidden), and records in
+// its layout that the run did it (cellLayout.Hidden).
+func hide(meta map[string]any, l cellLayout, source, outputs bool) {
+	j := map[string]any{}
+	if old, ok := meta[metaJupyter].(map[string]any); ok {
+		for k, v := range old {
+			j[k] = v
+		}
+	}
+	if source {
+		j["source_hidden"] = true
+	}
+	if outputs {
+		j["outputs_hidden"] = true
+	}
+	meta[metaJupyter] = j
+	if l, ok := meta[metaMemlab].(cellLayout); ok {
+		l.Hidden = true
+		meta[metaMemlab] = l
+		return
+	}
+	meta[metaMemlab] = cellLayout{Hidden: true}
 }
 
 // cellOutputs are the outputs of one executed cell, in the order produced,

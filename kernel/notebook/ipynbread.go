@@ -26,6 +26,9 @@ const (
 	// metaMemlab holds a cell's layout (cellLayout) and, in the notebook
 	// metadata, the run and the file's layout ("percent").
 	metaMemlab = "memlab"
+	// metaJupyter is JupyterLab's cell metadata: source_hidden and
+	// outputs_hidden collapse a cell's input and outputs.
+	metaJupyter = "jupyter"
 )
 
 // ParseIpynb parses a Jupyter notebook (nbformat 4, any minor version);
@@ -173,7 +176,25 @@ func (c *Cell) readMetadata(meta map[string]json.RawMessage) error {
 		}
 		c.Metadata[k] = x
 	}
+	if c.layout.Hidden {
+		c.layout.Hidden = false
+		unhide(c.Metadata)
+	}
 	return nil
+}
+
+// unhide removes from a cell's metadata the keys a run's .ipynb added to
+// hide its source and outputs (see cellLayout.Hidden).
+func unhide(meta map[string]any) {
+	j, ok := meta[metaJupyter].(map[string]any)
+	if !ok {
+		return
+	}
+	delete(j, "source_hidden")
+	delete(j, "outputs_hidden")
+	if len(j) == 0 {
+		delete(meta, metaJupyter)
+	}
 }
 
 // readCellLayout reads the cell metadata "memlab" (a cellLayout).
@@ -182,11 +203,12 @@ func readCellLayout(raw json.RawMessage, l *cellLayout) error {
 		Marker      string          `json:"marker"`
 		LinesBefore json.RawMessage `json:"lines_before"`
 		Text        string          `json:"text"`
+		Hidden      bool            `json:"hidden"`
 	}
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return fmt.Errorf("want an object of marker, lines_before and text: %v", err)
 	}
-	l.Marker, l.Text = v.Marker, v.Text
+	l.Marker, l.Text, l.Hidden = v.Marker, v.Text, v.Hidden
 	if v.LinesBefore != nil {
 		n, err := layoutCount(v.LinesBefore)
 		if err != nil {

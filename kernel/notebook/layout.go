@@ -33,6 +33,11 @@ type cellLayout struct {
 	// ending in "\n", when Marker and LinesBefore cannot write them (a
 	// markdown line "//x", a line of spaces, an indented comment).
 	Text string `json:"text,omitempty"`
+	// Hidden says that a run's .ipynb hid the cell's source or outputs
+	// (metadata.jupyter.source_hidden, outputs_hidden) for -no-input or a
+	// tag; reading it back drops those keys, so that the notebook
+	// converts back to its .go file.
+	Hidden bool `json:"hidden,omitempty"`
 	// after is the number of empty lines after the cell (jupytext's
 	// lines_to_next_cell); nil means one. Unused for the last cell (see
 	// nbLayout.LinesAtEnd).

@@ -27,6 +27,22 @@ const (
 	TagParameters = "parameters"
 	// TagInjectedParameters marks the cell ApplyParams inserts.
 	TagInjectedParameters = "injected-parameters"
+	// TagRemoveInput leaves a code cell's source out of the reports (the
+	// Markdown and HTML ones) and hides it in the run's .ipynb
+	// (metadata.jupyter.source_hidden, as JupyterLab collapses it), where
+	// it stays so that the notebook reruns: Jupyter Book's and nbconvert's
+	// tag of that name.
+	TagRemoveInput = "remove-input"
+	// TagHideInput folds a code cell's source in the reports (a <details>
+	// block that opens on a click) and hides it in the .ipynb as
+	// TagRemoveInput does: Jupyter Book's tag of that name.
+	TagHideInput = "hide-input"
+	// TagRemoveOutput leaves a code cell's outputs out of the reports and
+	// hides them in the .ipynb (metadata.jupyter.outputs_hidden).
+	TagRemoveOutput = "remove-output"
+	// TagRemoveCell leaves a cell out of the reports altogether; in the
+	// .ipynb its source and outputs are hidden.
+	TagRemoveCell = "remove-cell"
 )
 
 // Cell is one notebook cell.

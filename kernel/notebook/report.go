@@ -40,6 +40,10 @@ func report(res *RunResult) string {
 		filepath.Base(nb.Path), params, res.Started.UTC().Format(time.RFC3339), res.Duration.Round(time.Millisecond), status)
 
 	for i, c := range nb.Cells {
+		v := res.view(&c)
+		if !v.cell {
+			continue
+		}
 		if c.Kind == KindMarkdown {
 			src := c.Source
 			if !titleDone {
@@ -53,11 +57,22 @@ func report(res *RunResult) string {
 		if c.Kind != KindCode { // a raw cell is neither run nor rendered
 			continue
 		}
-		b.WriteString(fence(c.Source, "go"))
+		switch v.input {
+		case inputShown:
+			b.WriteString(fence(c.Source, "go"))
+		case inputFolded:
+			b.WriteString("<details>\n<summary>Code</summary>\n\n" + fence(c.Source, "go") + "</details>\n\n")
+		}
 		r := res.Results[i]
 		if r == nil {
 			b.WriteString("_(not executed)_\n\n")
 			continue
+		}
+		if !v.outputs {
+			if r.Err == nil {
+				continue
+			}
+			r = &kernel.CellResult{Err: r.Err} // an error is never hidden
 		}
 		for _, o := range r.Outputs {
 			switch o.Kind {
@@ -88,6 +103,38 @@ func report(res *RunResult) string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+// How a report shows a code cell's source.
+const (
+	inputShown   = iota
+	inputFolded  // in a <details> block (TagHideInput)
+	inputRemoved // left out (TagRemoveInput, RunOptions.HideInput)
+)
+
+// cellView is what the writers show of a cell.
+type cellView struct {
+	cell    bool // the cell is in the reports at all (not TagRemoveCell)
+	input   int  // inputShown, inputFolded or inputRemoved
+	outputs bool // its outputs are shown (not TagRemoveOutput)
+}
+
+// view is what the writers show of cell c: its tags (TagRemoveInput,
+// TagHideInput, TagRemoveOutput, TagRemoveCell) and the run's HideInput.
+func (res *RunResult) view(c *Cell) cellView {
+	v := cellView{cell: true, input: inputShown, outputs: true}
+	switch {
+	case c.HasTag(TagRemoveCell):
+		return cellView{cell: false, input: inputRemoved, outputs: false}
+	case c.HasTag(TagRemoveInput) || res.HideInput:
+		v.input = inputRemoved
+	case c.HasTag(TagHideInput):
+		v.input = inputFolded
+	}
+	if c.HasTag(TagRemoveOutput) {
+		v.outputs = false
+	}
+	return v
 }
 
 // dropHeading removes the first heading line of src if its text is title.

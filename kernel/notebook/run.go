@@ -37,6 +37,14 @@ type RunOptions struct {
 	// Jupyter starts a kernel for a notebook it opens, so that a notebook
 	// reads the same files under Run and in Jupyter. See Run.
 	WorkDir string
+	// HideInput leaves the source of every code cell out of the reports
+	// and hides it in the .ipynb, as a remove-input tag on each cell
+	// does (`memlab run -no-input`, nbconvert's --no-input); the .ipynb
+	// keeps the source, so that it reruns.
+	HideInput bool
+	// HTML also writes <base>.html: the report as one self-contained
+	// HTML file, figures inline (see RunResult.HTML).
+	HTML bool
 }
 
 // RunResult is the outcome of Run.
@@ -49,15 +57,19 @@ type RunResult struct {
 	// Started is when the run started; Duration how long it took.
 	Started  time.Time
 	Duration time.Duration
-	// Ipynb and Report are the paths of the files written.
-	Ipynb, Report string
+	// Ipynb and Report are the paths of the files written; HTML is that
+	// of the HTML report, "" when RunOptions.HTML was not set.
+	Ipynb, Report, HTML string
+	// HideInput is RunOptions.HideInput: the writers hide every code
+	// cell's source.
+	HideInput bool
 	// Err is the first cell error (a *kernel.CellError), or nil.
 	Err error
 }
 
 // Run executes the code cells of nb in order in a fresh kernel.Session (or
 // opts.NewExecutor's executor), stopping at the first cell error, then
-// writes <base>.ipynb and <base>.md (base is the notebook file name without
+// writes <base>.ipynb and <base>.md, and <base>.html if opts.HTML, (base is the notebook file name without
 // ".go" or ".ipynb", with ".out" after it where <base>.ipynb would be the
 // notebook itself) into opts.OutDir. It returns the cell error (a
 // *kernel.CellError with File and FileLine set) after writing the outputs;
@@ -96,7 +108,7 @@ func Run(ctx context.Context, nb *Notebook, opts RunOptions) (*RunResult, error)
 		leave()
 		return nil, fmt.Errorf("notebook: run %s: %w", nb.Path, err)
 	}
-	res := &RunResult{Notebook: nb, Results: make([]*kernel.CellResult, len(nb.Cells)), Started: time.Now()}
+	res := &RunResult{Notebook: nb, Results: make([]*kernel.CellResult, len(nb.Cells)), Started: time.Now(), HideInput: opts.HideInput}
 	for i := range nb.Cells {
 		c := &nb.Cells[i]
 		if c.Kind != KindCode {
@@ -136,6 +148,12 @@ func Run(ctx context.Context, nb *Notebook, opts RunOptions) (*RunResult, error)
 	}
 	if err := os.WriteFile(res.Report, []byte(report(res)), 0o644); err != nil {
 		return nil, fmt.Errorf("notebook: run %s: %w", nb.Path, err)
+	}
+	if opts.HTML {
+		res.HTML = filepath.Join(outDir, base+".html")
+		if err := os.WriteFile(res.HTML, []byte(reportHTML(res)), 0o644); err != nil {
+			return nil, fmt.Errorf("notebook: run %s: %w", nb.Path, err)
+		}
 	}
 	return res, res.Err
 }

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"github.com/memlab/memlab/internal/tokencount"
 	"hash/fnv"
+	"math"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -387,8 +390,14 @@ func CountTokens(text string) int {
 //
 //	llmtest answer <8 hex digits of a hash of the last user message>: <its first 12 words>
 //
-// For response_format json_object it is {"answer": <that text>, "score":
-// <1 to 5, from the hash>}; for json_schema, an object with one
+// For response_format json_object it is the object the prompt asks for
+// when a line of the last user message is a JSON template whose values are
+// placeholders in angle brackets, as judge prompts end:
+//
+//	{"QA_consistency_score": <0, 1, 2 or 3>, "QA_consistency_reason": "<one or two sentences>"}
+//
+// (see TemplateReply); else {"answer": <that text>, "score": <1 to 5, from
+// the hash>}. For json_schema, an object with one
 // placeholder value per property of the schema (enum: the first value;
 // string: "llmtest <property name>"; integer: 3 and number: 0.5, moved
 // into [minimum, maximum]; boolean: true; arrays: minItems items, at least
@@ -408,6 +417,9 @@ func DefaultReply(call ChatCall) (string, error) {
 		return text, nil
 	}
 	var v any = map[string]any{"answer": text, "score": 1 + int(sum%5)}
+	if obj, ok := TemplateReply(last, text); ok {
+		v = obj
+	}
 	if call.ResponseFormat == "json_schema" && call.Schema != "" {
 		var schema map[string]any
 		if err := json.Unmarshal([]byte(call.Schema), &schema); err == nil {
@@ -574,4 +586,107 @@ func badJSON(reply string) string {
 	reply = strings.ReplaceAll(reply, "}", "")
 	reply = strings.ReplaceAll(reply, "\"", "")
 	return "Sure! Here is the JSON you asked for:\n" + reply + ", and that is all"
+}
+
+var (
+	// templateLineRE is a line holding a JSON template with at least one
+	// placeholder in angle brackets.
+	templateLineRE = regexp.MustCompile(`^\s*\{\s*".*<[^>]*>.*\}\s*$`)
+	// templatePairRE is one "key": value of a template.
+	templatePairRE = regexp.MustCompile(`"([^"]+)"\s*:\s*(\[[^\]]*\]|"[^"]*"|<[^>]*>)`)
+	rangeRE        = regexp.MustCompile(`(-?\d+(?:\.\d+)?)\s+to\s+(-?\d+(?:\.\d+)?)`)
+	numberRE       = regexp.MustCompile(`-?\d+(?:\.\d+)?`)
+	// scaleRE finds a grading scale in the prompt for an <integer>
+	// placeholder: "Score from 0 to 5", "Use only the scores 0, 3 and 5".
+	scaleRE = regexp.MustCompile(`(?i)(?:score[sd]?\s+from\s+(\d+)\s+to\s+(\d+))|(?:only the scores\s+([\d ,]+(?:and|or)\s+\d+))`)
+)
+
+// TemplateReply fills in the JSON template of a prompt: the last line of
+// prompt that is an object whose values are placeholders, such as a judge's
+//
+//	{"score": <integer>, "reasoning": "<short justification>"}
+//
+// A number placeholder gets a value of its own scale, picked by a hash of
+// the prompt and the key, so that the same prompt gets the same reply and
+// different prompts spread over the scale: "<0, 1, 2 or 3>" one of those
+// values, "<number from 0 to 1>" a number in [0, 1] with two decimals,
+// "<integer>" one of the scale the prompt states ("Score from 0 to 5",
+// "Use only the scores 0, 3 and 5"; 1 to 5 when it states none). A string
+// placeholder gets text, a list an empty list. ok is false when the prompt
+// has no such template.
+func TemplateReply(prompt, text string) (map[string]any, bool) {
+	lines := strings.Split(prompt, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if !templateLineRE.MatchString(lines[i]) {
+			continue
+		}
+		pairs := templatePairRE.FindAllStringSubmatch(lines[i], -1)
+		if len(pairs) == 0 {
+			continue
+		}
+		obj := map[string]any{}
+		for _, p := range pairs {
+			key, val := p[1], p[2]
+			h := fnv.New32a()
+			h.Write([]byte(key + "\x00" + prompt))
+			sum := h.Sum32()
+			switch val[0] {
+			case '[':
+				obj[key] = []any{}
+			case '"':
+				obj[key] = text
+			default:
+				obj[key] = placeholderNumber(val, prompt, sum)
+			}
+		}
+		return obj, true
+	}
+	return nil, false
+}
+
+// placeholderNumber picks the value of a number placeholder (see
+// TemplateReply).
+func placeholderNumber(ph, prompt string, sum uint32) any {
+	inner := strings.ToLower(strings.Trim(ph, "<>"))
+	if m := rangeRE.FindStringSubmatch(inner); m != nil && !strings.Contains(inner, "integer") {
+		lo, _ := strconv.ParseFloat(m[1], 64)
+		hi, _ := strconv.ParseFloat(m[2], 64)
+		return math.Round((lo+(hi-lo)*float64(sum%101)/100)*100) / 100
+	}
+	var choices []int
+	if nums := numberRE.FindAllString(inner, -1); len(nums) >= 2 && !rangeRE.MatchString(inner) {
+		for _, n := range nums {
+			if x, err := strconv.Atoi(n); err == nil {
+				choices = append(choices, x)
+			}
+		}
+	} else if m := rangeRE.FindStringSubmatch(inner); m != nil {
+		choices = intRange(m[1], m[2])
+	} else if m := scaleRE.FindStringSubmatch(prompt); m != nil {
+		if m[1] != "" {
+			choices = intRange(m[1], m[2])
+		} else {
+			for _, n := range numberRE.FindAllString(m[3], -1) {
+				x, _ := strconv.Atoi(n)
+				choices = append(choices, x)
+			}
+		}
+	}
+	if len(choices) == 0 {
+		choices = []int{1, 2, 3, 4, 5}
+	}
+	return choices[int(sum%uint32(len(choices)))]
+}
+
+func intRange(a, b string) []int {
+	lo, err1 := strconv.Atoi(a)
+	hi, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil || hi < lo || hi-lo > 1000 {
+		return nil
+	}
+	var out []int
+	for x := lo; x <= hi; x++ {
+		out = append(out, x)
+	}
+	return out
 }

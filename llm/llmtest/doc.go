@@ -22,8 +22,11 @@
 // in order; the first Rule whose Contains is in the last user message; the
 // Options.Responder; DefaultReply. DefaultReply is deterministic: free text
 // derived from the last user message, or, when response_format asks for
-// JSON, a JSON object ({"answer": ..., "score": ...} for json_object, one
-// placeholder value per schema property for json_schema). The reply is cut
+// JSON, a JSON object: for json_object, the object of the prompt's JSON
+// template when it ends as a judge prompt does ({"score": <integer>, ...}:
+// each score drawn from its scale, TemplateReply), else {"answer": ...,
+// "score": ...}; for json_schema, one placeholder value per schema
+// property. The reply is cut
 // at the first stop sequence and after max_tokens words (finish_reason
 // "length"). Token counts are words (CountTokens). Embeddings are
 // deterministic unit vectors (Vector): the normalized sum of one

@@ -1049,3 +1049,67 @@ func BenchmarkChat(b *testing.B) {
 		}
 	})
 }
+
+// TestDefaultReplyTemplate: a json_object call whose prompt ends with a
+// judge's JSON template gets that object, each score on its scale, so that
+// a judge's parser reads it (the README's fake-model demo scores answers
+// instead of failing them all as missing_score).
+func TestDefaultReplyTemplate(t *testing.T) {
+	tests := []struct {
+		name, prompt string
+		check        func(map[string]any) bool
+	}{
+		{"choices", "Answer: x\nReply with this JSON object only:\n{\"QA_consistency_score\": <0, 1, 2 or 3>, \"QA_consistency_reason\": \"<one or two sentences>\"}",
+			func(m map[string]any) bool {
+				s, ok := m["QA_consistency_score"].(float64)
+				r, _ := m["QA_consistency_reason"].(string)
+				return ok && s == float64(int(s)) && s >= 0 && s <= 3 && r != "" && len(m) == 2
+			}},
+		{"number range, choices, list", "{\"Mem_recall\": <number from 0 to 1>, \"Mem_helpful_score\": <0, 1 or 2>, \"Mem_hits\": [\"<covered gold statements>\"], \"Mem_helpful_reason\": \"<one or two sentences>\"}",
+			func(m map[string]any) bool {
+				r, ok1 := m["Mem_recall"].(float64)
+				h, ok2 := m["Mem_helpful_score"].(float64)
+				hits, ok3 := m["Mem_hits"].([]any)
+				return ok1 && ok2 && ok3 && r >= 0 && r <= 1 && h >= 0 && h <= 2 && len(hits) == 0
+			}},
+		{"integer on the prompt's scale", "Use only the scores 0, 3 and 5:\n5 - right\n\nReply with this JSON object only:\n{\"score\": <integer>, \"reasoning\": \"<short>\"}",
+			func(m map[string]any) bool {
+				s, _ := m["score"].(float64)
+				return s == 0 || s == 3 || s == 5
+			}},
+		{"integer, range", "Score from 0 to 5:\n{\"score\": <integer>, \"reasoning\": \"<short>\"}",
+			func(m map[string]any) bool {
+				s, ok := m["score"].(float64)
+				return ok && s >= 0 && s <= 5 && s == float64(int(s))
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			seen := map[string]bool{}
+			for i := range 20 {
+				call := llmtest.ChatCall{ResponseFormat: "json_object", Messages: []llmtest.Message{{Role: "user", Content: fmt.Sprintf("question %d\n%s", i, tc.prompt)}}}
+				got, err := llmtest.DefaultReply(call)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var m map[string]any
+				if err := json.Unmarshal([]byte(got), &m); err != nil || !tc.check(m) {
+					t.Fatalf("reply = %s (%v): not the template's object", got, err)
+				}
+				again, _ := llmtest.DefaultReply(call)
+				if again != got {
+					t.Errorf("the same call got %s, then %s", got, again)
+				}
+				seen[got] = true
+			}
+			if len(seen) < 2 {
+				t.Errorf("20 prompts got one reply: the scores do not spread over the scale")
+			}
+		})
+	}
+	// A prompt without a template keeps the answer/score form.
+	got, _ := llmtest.DefaultReply(llmtest.ChatCall{ResponseFormat: "json_object", Messages: []llmtest.Message{{Role: "user", Content: `Answer with JSON only: {"facts": ["..."]}`}}})
+	if !strings.Contains(got, `"answer"`) {
+		t.Errorf("a template without placeholders changed the reply: %s", got)
+	}
+}
