@@ -10,9 +10,11 @@ import (
 func init() {
 	Symbols["github.com/memlab/memlab/component/component"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"New":       reflect.ValueOf(component.New),
-		"Of":        reflect.ValueOf(component.Of),
-		"SnakeCase": reflect.ValueOf(component.SnakeCase),
+		"DisplayName":  reflect.ValueOf(component.DisplayName),
+		"DisplayNames": reflect.ValueOf(component.DisplayNames),
+		"New":          reflect.ValueOf(component.New),
+		"Of":           reflect.ValueOf(component.Of),
+		"SnakeCase":    reflect.ValueOf(component.SnakeCase),
 
 		// type definitions
 		"Describer": reflect.ValueOf((*component.Describer)(nil)),
