@@ -338,7 +338,7 @@ func (g Grid) Run(ctx context.Context) (*reports.Set, error) {
 	}
 
 	b := newBuilder(env, pts, set)
-	prog := newGridProgress(g.Options.Reporter(), set, pts)
+	prog := newGridProgress(g.Options, set, pts)
 	conc := g.Concurrency
 	if conc <= 0 {
 		conc = runtime.GOMAXPROCS(0)
@@ -357,7 +357,7 @@ func (g Grid) Run(ctx context.Context) (*reports.Set, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			res, err := g.runPoint(ctx, b, pts[i], set.Points[i].Label, prog)
+			res, err := g.runPoint(ctx, b, pts[i], set.Points[i].Label, prog.point(i))
 			set.Points[i].Result, set.Points[i].Err = res, err
 			if errors.Is(err, retrieval.ErrNeedsModel) {
 				set.Points[i].Result, set.Points[i].Err, set.Points[i].Skipped = nil, nil, err
@@ -415,8 +415,11 @@ func (b *builder) shareEstimates(pts []point, set *reports.Set) {
 }
 
 // runPoint runs one point.
-func (g Grid) runPoint(ctx context.Context, b *builder, p point, lbl string, prog *gridProgress) (*record.Result, error) {
-	sys, err := b.system(p)
+func (g Grid) runPoint(ctx context.Context, b *builder, p point, lbl string, prog runs.Progress) (*record.Result, error) {
+	sys, err := b.system(p, func() {
+		runs.StatusOf(prog, lbl, fmt.Sprintf("building the memory of %s over %s", p.system, p.data.Name))
+	})
+	runs.StatusOf(prog, lbl, "")
 	if err != nil {
 		return nil, err
 	}
@@ -433,10 +436,7 @@ func (g Grid) runPoint(ctx context.Context, b *builder, p point, lbl string, pro
 		judges = append(judges, rj...)
 	}
 	opts := g.Options
-	opts.Progress, opts.Quiet = prog.point(), false
-	if prog.overall == nil {
-		opts.Quiet = true
-	}
+	opts.Progress, opts.Quiet = prog, prog == nil
 	cfg := runs.Config{System: sys, Reader: rd, K: p.k, Judges: judges, Label: lbl}
 	if len(g.Params) > 0 {
 		cfg.Params = maps.Clone(g.Params)
@@ -519,8 +519,8 @@ func newBuilder(env catalog.Env, pts []point, set *reports.Set) *builder {
 }
 
 // system returns p's view of its shared memory, built at the first point
-// that needs it.
-func (b *builder) system(p point) (retrieval.System, error) {
+// that needs it, which calls building first.
+func (b *builder) system(p point, building func()) (retrieval.System, error) {
 	key := sysKey(p)
 	b.mu.Lock()
 	s, ok := b.sys[key]
@@ -530,6 +530,9 @@ func (b *builder) system(p point) (retrieval.System, error) {
 	}
 	b.mu.Unlock()
 	s.once.Do(func() {
+		if building != nil {
+			building()
+		}
 		env := b.env
 		env.Data = p.data
 		var built any

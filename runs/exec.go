@@ -89,6 +89,20 @@ func (o Options) store() *runstore.Store {
 // neither. A grid uses it to report all its points on one display.
 func (o Options) Reporter() Progress { return o.progress() }
 
+// Reporters returns what makes each run's reporter when the reporter is
+// the default (SetDefaultProgress: package display's reporters put every
+// run made this way on one display, a line each): a grid gives each point
+// its own. It returns nil with Quiet, with Progress set (one reporter for
+// every run: a grid reports all its points into it) or with no default.
+func (o Options) Reporters() func() Progress {
+	if o.Quiet || o.Progress != nil {
+		return nil
+	}
+	defaultMu.Lock()
+	defer defaultMu.Unlock()
+	return defaultProgress
+}
+
 func (o Options) progress() Progress {
 	if o.Quiet {
 		return nil
@@ -178,8 +192,9 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*r
 		System: cfg.System.Name(), Reader: cfg.Reader.Name(), K: cfg.K,
 	}
 	if res.Label == "" {
-		res.Label = record.DefaultLabel(res.System, cfg.K)
+		res.Label = uniqueLabel(res.System, spec.SystemSpec, cfg.K)
 	}
+	prog := opts.progress()
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = DefaultWorkers
@@ -193,13 +208,16 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*r
 	st := opts.store()
 	var l *runstore.Lease
 	if st != nil {
+		StatusOf(prog, res.Label, "reading the run store")
 		var err error
 		if l, err = st.Begin(ctx, spec, res.Label, opts.Wait); err != nil {
+			StatusOf(prog, res.Label, "")
 			return nil, err
 		}
 		stored, err := st.Load(ctx, res.ID)
 		if err != nil {
 			_ = l.Release(retrieval.Meter{}, time.Since(started))
+			StatusOf(prog, res.Label, "")
 			return nil, err
 		}
 		attempts = stored.Attempts
@@ -230,7 +248,6 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*r
 		return ta.Before(tb)
 	})
 
-	prog := opts.progress()
 	if prog != nil {
 		prog.Start(res.Label, len(d.Questions), res.Resumed)
 	}
@@ -271,9 +288,16 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*r
 	}
 	go func() {
 		defer close(jobs)
+		first := true
 		for _, i := range order {
 			if have[i] {
 				continue
+			}
+			if first && prev[i] == nil {
+				// A memory may build its index at its first search: the
+				// progress says so until a question completes.
+				StatusOf(prog, res.Label, "first retrieval")
+				first = false
 			}
 			if runCtx.Err() != nil {
 				return

@@ -14,10 +14,13 @@ func init() {
 		"Figure":           reflect.ValueOf(display.Figure),
 		"HTML":             reflect.ValueOf(display.HTML),
 		"Markdown":         reflect.ValueOf(display.Markdown),
+		"NewBoard":         reflect.ValueOf(display.NewBoard),
 		"NewLive":          reflect.ValueOf(display.NewLive),
+		"NewLiveBoard":     reflect.ValueOf(display.NewLiveBoard),
 		"NewLiveProgress":  reflect.ValueOf(display.NewLiveProgress),
 		"NewProgressBar":   reflect.ValueOf(display.NewProgressBar),
 		"NewProgressLines": reflect.ValueOf(display.NewProgressLines),
+		"NewTerminalBoard": reflect.ValueOf(display.NewTerminalBoard),
 		"OutputDir":        reflect.ValueOf(display.OutputDir),
 		"PNG":              reflect.ValueOf(display.PNG),
 		"Plot":             reflect.ValueOf(display.Plot),
@@ -26,12 +29,11 @@ func init() {
 		"Text":             reflect.ValueOf(display.Text),
 
 		// type definitions
-		"Live":          reflect.ValueOf((*display.Live)(nil)),
-		"LiveProgress":  reflect.ValueOf((*display.LiveProgress)(nil)),
-		"Output":        reflect.ValueOf((*display.Output)(nil)),
-		"ProgressBar":   reflect.ValueOf((*display.ProgressBar)(nil)),
-		"ProgressLines": reflect.ValueOf((*display.ProgressLines)(nil)),
-		"Renderer":      reflect.ValueOf((*display.Renderer)(nil)),
+		"Board":       reflect.ValueOf((*display.Board)(nil)),
+		"Live":        reflect.ValueOf((*display.Live)(nil)),
+		"Output":      reflect.ValueOf((*display.Output)(nil)),
+		"Renderer":    reflect.ValueOf((*display.Renderer)(nil)),
+		"RunProgress": reflect.ValueOf((*display.RunProgress)(nil)),
 
 		// interface wrapper definitions
 		"_Renderer": reflect.ValueOf((*_github_com_memlab_memlab_display_Renderer)(nil)),

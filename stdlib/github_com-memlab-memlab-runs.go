@@ -42,6 +42,7 @@ func init() {
 		"SetDefaultProgress":  reflect.ValueOf(runs.SetDefaultProgress),
 		"SetDefaultStore":     reflect.ValueOf(runs.SetDefaultStore),
 		"SpecOf":              reflect.ValueOf(runs.SpecOf),
+		"StatusOf":            reflect.ValueOf(runs.StatusOf),
 		"WriteCalibrationCSV": reflect.ValueOf(runs.WriteCalibrationCSV),
 
 		// type definitions
@@ -50,15 +51,19 @@ func init() {
 		"Judge":           reflect.ValueOf((*runs.Judge)(nil)),
 		"JudgePlanner":    reflect.ValueOf((*runs.JudgePlanner)(nil)),
 		"Options":         reflect.ValueOf((*runs.Options)(nil)),
+		"Planner":         reflect.ValueOf((*runs.Planner)(nil)),
 		"Progress":        reflect.ValueOf((*runs.Progress)(nil)),
 		"RequestPlanner":  reflect.ValueOf((*runs.RequestPlanner)(nil)),
+		"Statuser":        reflect.ValueOf((*runs.Statuser)(nil)),
 		"Versioned":       reflect.ValueOf((*runs.Versioned)(nil)),
 
 		// interface wrapper definitions
 		"_Judge":          reflect.ValueOf((*_github_com_memlab_memlab_runs_Judge)(nil)),
 		"_JudgePlanner":   reflect.ValueOf((*_github_com_memlab_memlab_runs_JudgePlanner)(nil)),
+		"_Planner":        reflect.ValueOf((*_github_com_memlab_memlab_runs_Planner)(nil)),
 		"_Progress":       reflect.ValueOf((*_github_com_memlab_memlab_runs_Progress)(nil)),
 		"_RequestPlanner": reflect.ValueOf((*_github_com_memlab_memlab_runs_RequestPlanner)(nil)),
+		"_Statuser":       reflect.ValueOf((*_github_com_memlab_memlab_runs_Statuser)(nil)),
 		"_Versioned":      reflect.ValueOf((*_github_com_memlab_memlab_runs_Versioned)(nil)),
 	}
 }
@@ -91,6 +96,16 @@ func (W _github_com_memlab_memlab_runs_JudgePlanner) Requests(q datasets.Questio
 	return W.WRequests(q, answer, retrieved)
 }
 
+// _github_com_memlab_memlab_runs_Planner is an interface wrapper for Planner type
+type _github_com_memlab_memlab_runs_Planner struct {
+	IValue interface{}
+	WPlan  func(group string, runs int, questions int)
+}
+
+func (W _github_com_memlab_memlab_runs_Planner) Plan(group string, runs int, questions int) {
+	W.WPlan(group, runs, questions)
+}
+
 // _github_com_memlab_memlab_runs_Progress is an interface wrapper for Progress type
 type _github_com_memlab_memlab_runs_Progress struct {
 	IValue  interface{}
@@ -117,6 +132,16 @@ type _github_com_memlab_memlab_runs_RequestPlanner struct {
 
 func (W _github_com_memlab_memlab_runs_RequestPlanner) Request(q datasets.Question, passages []generate.Passage) (llm.ChatRequest, error) {
 	return W.WRequest(q, passages)
+}
+
+// _github_com_memlab_memlab_runs_Statuser is an interface wrapper for Statuser type
+type _github_com_memlab_memlab_runs_Statuser struct {
+	IValue  interface{}
+	WStatus func(label string, text string)
+}
+
+func (W _github_com_memlab_memlab_runs_Statuser) Status(label string, text string) {
+	W.WStatus(label, text)
 }
 
 // _github_com_memlab_memlab_runs_Versioned is an interface wrapper for Versioned type

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/memlab/memlab/display"
 	"github.com/memlab/memlab/kernel/jupyter"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/runs"
@@ -54,7 +53,7 @@ func cmdKernel(args []string, stderr io.Writer) error {
 		}
 		defer done()
 		if !*sf.quiet {
-			runs.SetDefaultProgress(func() runs.Progress { return display.NewLiveProgress() })
+			runs.SetDefaultProgress(liveProgress())
 		}
 	}
 	err = jupyter.Run(context.Background(), pos[0], cfg)

@@ -110,14 +110,18 @@ func (f storeFlags) setup(stderr io.Writer) (func(), error) {
 	}, nil
 }
 
-// progressFor returns a bar when w is a terminal, else plain lines.
+// progressFor returns the reporters of the runs of this process, all on
+// one board: lines redrawn in place when w is a terminal, else plain lines.
 func progressFor(w io.Writer) func() runs.Progress {
-	if f, ok := w.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			return func() runs.Progress { return display.NewProgressBar(w) }
-		}
-	}
-	return func() runs.Progress { return display.NewProgressLines(w) }
+	b := display.NewBoard(w)
+	return func() runs.Progress { return b.Run() }
+}
+
+// liveProgress returns the reporters of the runs of a notebook kernel, all
+// on one live board: one display per cell, updated in place.
+func liveProgress() func() runs.Progress {
+	b := display.NewLiveBoard()
+	return func() runs.Progress { return b.Run() }
 }
 
 // showEstimate shows what a run of a dry run (llm.DryRun) would spend, as

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/memlab/memlab/display"
 	"github.com/memlab/memlab/kernel"
 	"github.com/memlab/memlab/kernel/jupyter"
 	"github.com/memlab/memlab/kernel/worker"
@@ -40,7 +39,7 @@ func workerMain(args []string, stdout, stderr io.Writer) int {
 	defer done()
 	defer reportFailures(stderr)()
 	if *live && !*sf.quiet {
-		runs.SetDefaultProgress(func() runs.Progress { return display.NewLiveProgress() })
+		runs.SetDefaultProgress(liveProgress())
 	}
 	opts := kernel.Options{Symbols: []interp.Exports{stdlib.Symbols}, Dir: *dir}
 	if *echo {

@@ -40,6 +40,7 @@ var (
 	mu   sync.RWMutex
 	sink Sink
 	dir  string
+	gen  uint64
 )
 
 // SetSink installs s as the receiver of all outputs (nil removes it) and
@@ -49,7 +50,17 @@ func SetSink(s Sink) Sink {
 	defer mu.Unlock()
 	prev := sink
 	sink = s
+	gen++
 	return prev
+}
+
+// Generation counts the sinks installed (SetSink): it changes when a new
+// cell starts, so that a display updated in place (a run's progress)
+// starts a new one in the new cell.
+func Generation() uint64 {
+	mu.RLock()
+	defer mu.RUnlock()
+	return gen
 }
 
 // SetOutputDir sets the directory display.PNG writes into ("" means the
