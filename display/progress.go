@@ -71,12 +71,12 @@ type Board struct {
 	planned int            // runs announced (Plan)
 	// plannedQ and doneQ are the questions of the planned runs and those
 	// of them completed; whole estimates the rate over every run.
-	plannedQ, doneQ int
-	group           string
-	whole           rateEstimator
-	start           time.Time
-	status          string
-	statusAt        time.Time
+	plannedQ, doneQ, resumedQ int
+	group                     string
+	whole                     rateEstimator
+	start                     time.Time
+	status                    string
+	statusAt                  time.Time
 
 	drawn    int // lines of the live area on a terminal
 	last     time.Time
@@ -241,7 +241,7 @@ func (b *Board) tick() {
 		for _, r := range b.runs {
 			if !r.started && r.status != "" && !r.statusShown && now.Sub(r.statusAt) >= tickEvery {
 				r.statusShown = true
-				fmt.Fprintln(b.w, b.prefix(now)+r.line(0, false, now))
+				fmt.Fprintln(b.w, b.prefix(r, now)+r.line(0, false, now))
 			}
 		}
 		// A line when a wait starts, and every Interval while nothing
@@ -346,8 +346,12 @@ func (b *Board) drawLive(now time.Time) {
 		b.live, b.liveGen, b.done = NewLive(), g, nil
 	}
 	ls := append([]string(nil), b.done...)
-	if b.active() {
+	switch {
+	case b.active():
 		ls = append(ls, b.lines(0, now)...)
+	case len(ls) > 0 && !strings.HasPrefix(ls[len(ls)-1], b.runOf()+","):
+		// The whole's line stays last.
+		ls = append(ls, b.wholeLine(0, now))
 	}
 	if len(ls) == 0 {
 		return
@@ -364,14 +368,19 @@ func (b *Board) writeLines(now time.Time) {
 	}
 	for _, r := range b.runs {
 		if r.started {
-			fmt.Fprintln(b.w, b.prefix(now)+r.line(0, false, now)+w)
+			fmt.Fprintln(b.w, b.prefix(r, now)+r.line(0, false, now)+w)
 		}
 	}
 }
 
-// prefix is the whole's place in a plain line: "[run 5 of 11, 3m12s] ".
-func (b *Board) prefix(now time.Time) string {
-	return "[" + b.runOf() + ", " + fmtDur(now.Sub(b.start)) + "] "
+// prefix is a run's place in a plain line: "[run 5 of 11, 3m12s] ", the
+// time the whole's elapsed.
+func (b *Board) prefix(r *RunProgress, now time.Time) string {
+	s := "run " + strconv.Itoa(r.n)
+	if b.planned >= b.started && b.planned > 0 {
+		s += " of " + strconv.Itoa(b.planned)
+	}
+	return "[" + s + ", " + fmtDur(now.Sub(b.start)) + "] "
 }
 
 // runOf is "run 5 of 11" ("run 5" when the total is not known, as in a
@@ -405,7 +414,11 @@ func (b *Board) wholeLine(width int, now time.Time) string {
 		fields = nil
 	}
 	if b.plannedQ > 0 && b.planned >= b.started {
-		fields = append(fields, fmt.Sprintf("%d/%d q", b.doneQ, b.plannedQ))
+		q := fmt.Sprintf("%d/%d q", b.doneQ, b.plannedQ)
+		if b.resumedQ > 0 {
+			q += fmt.Sprintf(" (%d resumed)", b.resumedQ)
+		}
+		fields = append(fields, q)
 		if eta, ok := b.whole.eta(now, b.plannedQ-b.doneQ); ok && b.doneQ < b.plannedQ {
 			fields = append(fields, "ETA "+fmtDur(eta))
 		}
@@ -449,7 +462,7 @@ func (b *Board) finished(r *RunProgress) {
 		}
 		b.drawTerminal(now, final)
 	case boardLines:
-		fmt.Fprintln(b.w, b.prefix(now)+r.line(0, false, now))
+		fmt.Fprintln(b.w, b.prefix(r, now)+r.line(0, false, now))
 		if over {
 			fmt.Fprintln(b.w, b.wholeLine(0, now))
 		}
@@ -541,6 +554,7 @@ func (r *RunProgress) Start(label string, total, done int) {
 	r.start, r.started, r.over, r.status = b.now(), true, false, ""
 	r.rate = newRateEstimator()
 	b.doneQ += done
+	b.resumedQ += done
 	if b.kind == boardLines && b.last.IsZero() {
 		b.last = r.start
 	}
@@ -558,6 +572,7 @@ func (r *RunProgress) Resumed(n int) {
 	r.done += n
 	r.resumed += n
 	b.doneQ += n
+	b.resumedQ += n
 	b.redraw(false)
 }
 

@@ -118,7 +118,7 @@ func unexecutedIpynb(t *testing.T, nb *notebook.Notebook, path string) {
 }
 
 // progressLine matches the text of a run's progress display.
-var progressLine = regexp.MustCompile(`^.+ \[[= ]+\] \d+/\d+ +\d+% [\d.]+ q/s`)
+var progressLine = regexp.MustCompile(`(?m)^runs? \d+(-\d+)?( of \d+)?, \S+ elapsed`)
 
 // cellOutputs reads the outputs of every code cell of an .ipynb as
 // comparable strings: consecutive streams merged, images by their bytes.
