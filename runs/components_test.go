@@ -77,7 +77,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	f := &fixture{t: t, d: d}
 	for i, url := range []string{"http://127.0.0.1:9/v1", "http://127.0.0.1:10/v1"} {
-		conf, err := llm.ParseConfig("fixed.toml", strings.NewReader("[endpoint e]\nbase_url = "+url+"\n"+
+		conf, err := llm.ParseConfig("fixed.conf", strings.NewReader("[endpoint e]\nbase_url = "+url+"\n"+
 			"[role backbone]\nendpoint = e\nmodel = reader-a\n[role judge]\nendpoint = e\nmodel = judge-a\n"+
 			"[role extractor]\nendpoint = e\nmodel = extractor-a\n[role embedder]\nendpoint = e\nmodel = embedder-a\n"),
 			func(string) string { return "" })

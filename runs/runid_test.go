@@ -32,7 +32,7 @@ func TestRunIDsOfExistingStoresStayTheSame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conf, err := llm.ParseConfig("fixed.toml", strings.NewReader("[endpoint e]\nbase_url = http://127.0.0.1:9/v1\n"+
+	conf, err := llm.ParseConfig("fixed.conf", strings.NewReader("[endpoint e]\nbase_url = http://127.0.0.1:9/v1\n"+
 		"[role backbone]\nendpoint = e\nmodel = reader-a\n[role judge]\nendpoint = e\nmodel = judge-a\n"),
 		func(string) string { return "" })
 	if err != nil {

@@ -24,7 +24,7 @@ func TestGridCommand(t *testing.T) {
 	}
 	o := out.String()
 	for _, want := range []string{
-		"| system=flat(bm25,units=facts+raw,join=merge_raw) k=5 |", "| system=timeline k=10 |", "(baseline)",
+		"| flat k=5 |", "| timeline k=10 |", "flat = `flat(bm25+facts,join=merge_raw", "(baseline)",
 		"skipped 2 points: needs an extractor model",
 	} {
 		if !strings.Contains(o, want) {

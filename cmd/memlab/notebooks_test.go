@@ -98,7 +98,7 @@ func TestPaperNotebooksOfflineOnSample(t *testing.T) {
 		},
 		"clonemem_ablation_embedding": {
 			`\| k \| metric \| BM25 \| BM25 \(paper\) \| hashed \(offline\) \|`, `\| 10 \| Recall-Flat \| 0\.6579 \[`,
-			`\| embedder=hashed reader=extractive \| 10 \| 54 \| 0\.\d+ \[`, `paired difference against embedder=bm25 reader=extractive`,
+			`\| flat\(embedder\.kind=hashed\) \| 10 \| 54 \| 0\.\d+ \[`, `paired difference against flat-bm25`,
 			`skipped 2 points: needs an embedder model`, `skipped 3 points: needs a backbone model`,
 		},
 		"clonemem_ablation_units": {
@@ -107,11 +107,11 @@ func TestPaperNotebooksOfflineOnSample(t *testing.T) {
 			`paired difference against system=flat\(bm25,join=none\) reader=extractive`, `\| reader \| run \| k \| records \|`,
 		},
 		"clonemem_breakdown": {
-			`### By task`, `### By dimension`, `\| trajectory \| flat\(bm25\) \| 10 \| 6 \| `,
+			`### By task`, `### By dimension`, `\| trajectory \| flat-bm25 \| 10 \| 6 \| `,
 			`\| opinion \| timeline \| 10 \|`, `McNemar's exact test`, `### nDCG@k by task x dimension|### Choice accuracy by task x dimension`,
 		},
 		"knowme_table1": {
-			`\| single_point_factual \| system=recent\(tokens=24000\) reader=extractive \| 50 \| 9 \| 0\.\d+ \[`,
+			`\| single_point_factual \| base-recent \| 50 \| 9 \| 0\.\d+ \[`,
 			`\| extractive \| system=naive reader=extractive \| 50 \| 54 \| 0\.\d+ \[0\.\d+, 0\.\d+\] \(n=54\) \| [+-]0\.\d+, p = `,
 			`needs an extractor model`, `the KnowMe-Bench score needs a judge model`, `paired difference against system=recent\(tokens=24000\) reader=extractive`,
 		},
