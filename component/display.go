@@ -58,21 +58,33 @@ func DisplayNames(names []string, specs []*Spec) []string {
 			}
 			continue
 		}
-		keys := differing(flat)
-		for j, i := range idx {
-			out[i] = b
-			if len(keys) == 0 {
-				continue
-			}
-			var parts []string
-			for _, k := range keys {
-				v, ok := flat[j][k]
-				if !ok {
-					v = "-"
+		all := differing(flat)
+		keys := pruneUnderKinds(all)
+		label := func(keys []string) []string {
+			names := make([]string, len(idx))
+			for j := range idx {
+				names[j] = b
+				if len(keys) == 0 {
+					continue
 				}
-				parts = append(parts, k+"="+clipValue(v))
+				var parts []string
+				for _, k := range keys {
+					v, ok := flat[j][k]
+					if !ok {
+						v = "-"
+					}
+					parts = append(parts, strings.TrimSuffix(k, ".kind")+"="+clipValue(v))
+				}
+				names[j] = b + "(" + strings.Join(parts, ",") + ")"
 			}
-			out[i] = b + "(" + strings.Join(parts, ",") + ")"
+			return names
+		}
+		names := label(keys)
+		if !tellsApart(names, flat) {
+			names = label(all)
+		}
+		for j, i := range idx {
+			out[i] = names[j]
 		}
 	}
 	uniquify(out, names, specs)
@@ -135,6 +147,43 @@ func differing(flat []map[string]string) []string {
 		keys = append([]string{"kind"}, slices.Delete(keys, i, i+1)...)
 	}
 	return keys
+}
+
+// pruneUnderKinds drops the keys of a part whose kind differs (its kind
+// says enough: "embedder=hashed" rather than every knob of each embedder).
+func pruneUnderKinds(keys []string) []string {
+	var kinds []string
+	for _, k := range keys {
+		if strings.HasSuffix(k, ".kind") {
+			kinds = append(kinds, strings.TrimSuffix(k, "kind"))
+		}
+	}
+	var out []string
+	for _, k := range keys {
+		under := false
+		for _, p := range kinds {
+			if strings.HasPrefix(k, p) && k != p+"kind" {
+				under = true
+			}
+		}
+		if !under {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// tellsApart reports whether names differ wherever the flattened specs do.
+func tellsApart(names []string, flat []map[string]string) bool {
+	seen := map[string]string{}
+	for j, n := range names {
+		key := fmt.Sprint(flat[j])
+		if k, ok := seen[n]; ok && k != key {
+			return false
+		}
+		seen[n] = key
+	}
+	return true
 }
 
 func clipValue(v string) string {

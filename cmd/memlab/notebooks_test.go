@@ -98,7 +98,7 @@ func TestPaperNotebooksOfflineOnSample(t *testing.T) {
 		},
 		"clonemem_ablation_embedding": {
 			`\| k \| metric \| BM25 \| BM25 \(paper\) \| hashed \(offline\) \|`, `\| 10 \| Recall-Flat \| 0\.6579 \[`,
-			`\| flat\(embedder\.kind=hashed\) \| 10 \| 54 \| 0\.\d+ \[`, `paired difference against flat-bm25`,
+			`\| flat\(embedder=hashed\) \| 10 \| 54 \| 0\.\d+ \[`, `paired difference against flat-bm25`,
 			`skipped 2 points: needs an embedder model`, `skipped 3 points: needs a backbone model`,
 		},
 		"clonemem_ablation_units": {
@@ -186,7 +186,7 @@ func TestPaperNotebooksWithFakeModels(t *testing.T) {
 	cases := map[string][]string{
 		"clonemem_retrieval": {`\| hashed \(offline\) A-Mem \|`, `\| embedder role Mem0 \|`, `\| embedder role Flat \|`,
 			`\| system=mem0\(embedder=embedder\) k=20 \| 20 \| 54 \| \d\.\d+ \[`},
-		"clonemem_ablation_embedding": {`\| embedder=embedder reader=reader \| 10 \| 54 \|`, `\| 10 \| QA consistency \| `, `QA consistency \(LLM judge\)`},
+		"clonemem_ablation_embedding": {`\| flat\(embedder=model-embedder\) · model-reader \| 10 \| 54 \|`, `\| 10 \| QA consistency \| `, `QA consistency \(LLM judge\)`},
 		"clonemem_ablation_units":     {`\| reader \| system=flat\(bm25,join=none\) reader=reader \|`, `\| 10 \| QA consistency \| `, `QA consistency \(LLM judge\)`},
 		"clonemem_qa": {`\| 10 \| QA consistency \| 0\.6667 \[0\.6667, 0\.6667\] \(n=54\) \| +\| 0\.6667 \[0\.6667, 0\.6667\] \(n=54\) \| 0\.6892 \|`, `\| 4o-mini A-Mem \| 4o-mini A-Mem \(paper\) \|`,
 			`system=amem reader=gpt-4o-mini k=10 \| 10 \| 54 \| 2\.000 \[`, `\| hallucination rate \| perfect rate \|`, counts},

@@ -74,7 +74,7 @@ if _, err := (grid.Grid{Data: ds, Axes: []record.Axis{grid.Axis("system", "flat(
 		t.Fatalf("progress_session.py output (%v):\n%s", err, out)
 	}
 	wantLast := [][]string{
-		{"flat(bm25) k=10", "oracle k=10", "recent k=10", "run 3 of 3,", "grid of 3 points"},
+		{"flat k=10", "oracle k=10", "recent k=10", "run 3 of 3,", "grid of 3 points"},
 		{"oracle k=3", "oracle k=4", "run 5,"},
 	}
 	ids := map[string]bool{}
