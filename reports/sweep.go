@@ -31,17 +31,7 @@ func SweepTable(s *record.Sweep) analysis.Table {
 			params = append(params, p.Params)
 		}
 	}
-	metrics := []string{judge.MetricChoiceAccuracy, judge.MetricTokenF1, judge.MetricRougeL, judge.MetricEvidenceCoverage}
-	llmMetrics := map[string]bool{}
-	for _, p := range s.Points {
-		for _, r := range p.Results {
-			names, _ := Verdicts(r.Records)
-			for _, n := range names {
-				llmMetrics[n] = true
-			}
-		}
-	}
-	llm := slices.Sorted(maps.Keys(llmMetrics))
+	metrics, llm := sweepMetrics(s)
 
 	t := analysis.Table{}
 	for _, a := range s.Axes {
@@ -200,17 +190,7 @@ func WriteRunsCSV(w io.Writer, runs []RunRecords) error {
 // and NAME_failed (counts), then error. Undefined means are empty cells;
 // every other cell of a metric or count column is a number.
 func SweepCSV(s *record.Sweep) [][]string {
-	metrics := []string{judge.MetricChoiceAccuracy, judge.MetricTokenF1, judge.MetricRougeL, judge.MetricEvidenceCoverage}
-	llmMetrics := map[string]bool{}
-	for _, p := range s.Points {
-		for _, r := range p.Results {
-			names, _ := Verdicts(r.Records)
-			for _, n := range names {
-				llmMetrics[n] = true
-			}
-		}
-	}
-	llm := slices.Sorted(maps.Keys(llmMetrics))
+	metrics, llm := sweepMetrics(s)
 	fixed := []string{"run_id", "system", "k", "n_questions", "n_gold", "n_no_gold", "n_failed", "recall_flat", "all_any", "any_any", "mrr"}
 	fixed = append(fixed, metricColumns(fixed, metrics)...)
 	llmCols := metricColumns(fixed, llm)
@@ -294,4 +274,21 @@ func WriteSweepCSV(w io.Writer, s *record.Sweep) error {
 		return fmt.Errorf("reports: write sweep CSV: %w", err)
 	}
 	return nil
+}
+
+// sweepMetrics are the metrics a sweep's table and CSV show: the exact
+// metrics and proxies, then the LLM-judged metrics of any of its runs,
+// sorted.
+func sweepMetrics(s *record.Sweep) (metrics, llm []string) {
+	metrics = []string{judge.MetricChoiceAccuracy, judge.MetricTokenF1, judge.MetricRougeL, judge.MetricEvidenceCoverage}
+	judged := map[string]bool{}
+	for _, p := range s.Points {
+		for _, r := range p.Results {
+			names, _ := Verdicts(r.Records)
+			for _, n := range names {
+				judged[n] = true
+			}
+		}
+	}
+	return metrics, slices.Sorted(maps.Keys(judged))
 }

@@ -333,21 +333,12 @@ func writeTopShortUsage(w io.Writer) {
 }
 
 // commandPaths lists every visible command path of the table ("run",
-// "runs list", ...), sorted.
+// "runs list", ...), sorted: the paths completion walks.
 func commandPaths() []string {
 	var out []string
-	var walk func(prefix string, cs []*command)
-	walk = func(prefix string, cs []*command) {
-		for _, c := range cs {
-			if c.hidden {
-				continue
-			}
-			p := strings.TrimSpace(prefix + " " + c.name)
-			out = append(out, p)
-			walk(p, c.subs)
-		}
+	for _, e := range completionEntries()[1:] {
+		out = append(out, e.path)
 	}
-	walk("", commands)
 	sort.Strings(out)
 	return out
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,29 +49,10 @@ if _, err := (grid.Grid{Data: ds, Axes: []record.Axis{grid.Axis("system", "flat(
 	tmp := t.TempDir()
 	env := testKernelSpec(t, tmp, "memlab-progress", "-store", filepath.Join(tmp, "runs.db"))
 	work := filepath.Join(tmp, "work")
-	os.MkdirAll(work, 0o755)
-	cellsFile := filepath.Join(work, "cells.json")
-	b, _ := json.Marshal(cells)
-	if err := os.WriteFile(cellsFile, b, 0o644); err != nil {
+	if err := os.MkdirAll(work, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	script, _ := filepath.Abs("testdata/progress_session.py")
-	cmd := exec.Command(py, script, cellsFile)
-	cmd.Dir = work
-	cmd.Env = append(os.Environ(), env...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("progress_session.py: %v\nstderr:\n%s", err, stderr.String())
-	}
-	var got []struct {
-		Status, Error string
-		Displays      [][3]string
-	}
-	if err := json.Unmarshal(out, &got); err != nil || len(got) != len(cells) {
-		t.Fatalf("progress_session.py output (%v):\n%s", err, out)
-	}
+	got := runSessionPy(t, py, work, env, cells)
 	wantLast := [][]string{
 		{"flat k=10", "oracle k=10", "recent k=10", "run 3 of 3,", "grid of 3 points"},
 		{"oracle k=3", "oracle k=4", "run 5,"},
@@ -82,20 +62,20 @@ if _, err := (grid.Grid{Data: ds, Axes: []record.Axis{grid.Axis("system", "flat(
 		if c.Status != "ok" {
 			t.Fatalf("cell %d: %s %s", i+1, c.Status, c.Error)
 		}
-		if len(c.Displays) < 2 {
-			t.Fatalf("cell %d: %d display messages, want the progress display and its updates", i+1, len(c.Displays))
+		if len(c.DisplayMsgs) < 2 {
+			t.Fatalf("cell %d: %d display messages, want the progress display and its updates", i+1, len(c.DisplayMsgs))
 		}
-		id := c.Displays[0][1]
-		if c.Displays[0][0] != "display_data" || id == "" || ids[id] {
-			t.Fatalf("cell %d: first display %v, want a new display with an id", i+1, c.Displays[0])
+		id := c.DisplayMsgs[0][1]
+		if c.DisplayMsgs[0][0] != "display_data" || id == "" || ids[id] {
+			t.Fatalf("cell %d: first display %v, want a new display with an id", i+1, c.DisplayMsgs[0])
 		}
 		ids[id] = true
-		for j, d := range c.Displays[1:] {
+		for j, d := range c.DisplayMsgs[1:] {
 			if d[0] != "update_display_data" || d[1] != id {
 				t.Errorf("cell %d: display message %d is %s of %q, want an update of %q", i+1, j+2, d[0], d[1], id)
 			}
 		}
-		last := c.Displays[len(c.Displays)-1][2]
+		last := c.DisplayMsgs[len(c.DisplayMsgs)-1][2]
 		for _, want := range wantLast[i] {
 			if !strings.Contains(last, want) {
 				t.Errorf("cell %d: last progress state lacks %q:\n%s", i+1, want, last)

@@ -37,6 +37,9 @@ type sessionCell struct {
 	Displays []string `json:"displays"`
 	PNG      int      `json:"png"`
 	Error    string   `json:"error"`
+	// DisplayMsgs are the cell's display_data and update_display_data
+	// messages, each as [msg_type, display_id, text/plain].
+	DisplayMsgs [][3]string `json:"display_msgs"`
 }
 
 // TestSessionInSixCells runs the six-cell session of docs/notebooks.md

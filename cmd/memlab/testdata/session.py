@@ -3,7 +3,9 @@
 Run by TestSessionInSixCells (session_test.go): argv[1] is a JSON list of
 cell sources; the kernel is the kernelspec named by $MEMLAB_KERNEL_NAME.
 Prints one JSON object: per cell, its status, its stdout and stderr, the
-text/plain and text/markdown of its displays, and the PNG displays' count.
+text/plain and text/markdown of its displays, the PNG displays' count, and
+every display message as [msg_type, display_id, text/plain] (display_data
+and update_display_data, as a front end updates a display in place).
 """
 import json
 import os
@@ -16,7 +18,7 @@ TIMEOUT = 300
 
 def run(kc, code):
     msg_id = kc.execute(code)
-    out = {"status": None, "stdout": "", "stderr": "", "displays": [], "png": 0, "error": ""}
+    out = {"status": None, "stdout": "", "stderr": "", "displays": [], "png": 0, "error": "", "display_msgs": []}
     while True:
         msg = kc.get_iopub_msg(timeout=TIMEOUT)
         if msg["parent_header"].get("msg_id") != msg_id:
@@ -28,6 +30,9 @@ def run(kc, code):
             data = c.get("data", {})
             if "image/png" in data:
                 out["png"] += 1
+            if t in ("display_data", "update_display_data"):
+                did = c.get("transient", {}).get("display_id", "")
+                out["display_msgs"].append([t, did, data.get("text/plain", "")])
             if t == "display_data" or t == "execute_result":
                 out["displays"].append(data.get("text/markdown") or data.get("text/plain", ""))
         elif t == "error":
