@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/memlab/memlab/activity"
 	"io"
 	"io/fs"
 	"os"
@@ -73,6 +74,7 @@ func LoadFormatFS(fsys fs.FS, root, source, format string) (*Dataset, error) {
 	if l.source == "" {
 		l.source = l.root
 	}
+	defer activity.Begin("loading %s", l.source)()
 	if format == "" {
 		format, err = l.detect()
 		if err != nil {

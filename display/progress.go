@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/memlab/memlab/activity"
 	"github.com/memlab/memlab/internal/displayhost"
 	"github.com/memlab/memlab/llm"
 )
@@ -180,6 +181,14 @@ func (b *Board) Status(text string) {
 	}
 	b.ensureTicks()
 	b.redraw(true)
+}
+
+// ShowActivities shows on the board's whole line, as its Status, the
+// activity of the process that has lasted activity.Delay (package
+// activity: loading a dataset, bootstrapping a table's intervals), until
+// the returned function is called.
+func (b *Board) ShowActivities() (stop func()) {
+	return activity.Watch(b.Status)
 }
 
 // active reports whether the board shows anything live; b.mu is held.

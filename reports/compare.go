@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/memlab/memlab/activity"
 	"math"
 
 	"github.com/memlab/memlab/analysis"
@@ -98,6 +99,7 @@ func compareNamed(results []*record.Result, generated []bool, opts CompareOption
 		}
 	}
 	names := namesOf(results, generated)
+	defer activity.Begin("comparing %d runs (bootstrap intervals, paired tests)", len(results))()
 	labelled := make([]*record.Result, len(results))
 	for i, r := range results {
 		c := *r

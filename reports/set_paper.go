@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/memlab/memlab/activity"
 	"regexp"
 	"slices"
 	"strings"
@@ -41,6 +42,7 @@ func (s *Set) PaperTable(opts SetPaperOptions) (analysis.Table, string, error) {
 	if err := s.Err(); err != nil {
 		return analysis.Table{}, "", err
 	}
+	defer activity.Begin("paper table %s %s (bootstrap intervals)", opts.Paper, opts.Table)()
 	knowme := opts.Paper == PaperKnowMe
 	metrics := opts.Metrics
 	if metrics == nil {

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/memlab/memlab/activity"
 	"math"
 
 	"github.com/memlab/memlab/analysis"
@@ -123,6 +124,7 @@ func (s *Set) PivotWith(opts PivotOptions) (*PivotTable, error) {
 	if rd.kind != dimNone && rd.name == cd.name {
 		return nil, fmt.Errorf("reports: pivot: rows and cols are both %q", rd.name)
 	}
+	defer activity.Begin("pivot %s x %s (bootstrap intervals)", orAll(opts.Rows), orAll(opts.Cols))()
 	for _, a := range append([]string{rd.name}, rd.axes...) {
 		if cd.covers(a) {
 			return nil, fmt.Errorf("reports: pivot: axis %q is on both rows (%s) and cols (%s)", a, rd.name, cd.name)
@@ -287,4 +289,12 @@ func (s *Set) cellMeans(p Point, recs []record.Record, metrics []string, opts Pi
 
 func nanInterval(level float64) analysis.Interval {
 	return analysis.Interval{Estimate: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Level: level}
+}
+
+// orAll names a pivot's dimension in an activity: "all" when there is none.
+func orAll(dim string) string {
+	if dim == "" {
+		return "all"
+	}
+	return dim
 }

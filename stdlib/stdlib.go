@@ -23,6 +23,7 @@ var Symbols = map[string]map[string]reflect.Value{}
 // Packages lists the import paths of memlab's own packages in Symbols; the
 // completeness test checks each of them.
 var Packages = []string{
+	"github.com/memlab/memlab/activity",
 	"github.com/memlab/memlab/analysis",
 	"github.com/memlab/memlab/catalog",
 	"github.com/memlab/memlab/component",
@@ -51,7 +52,7 @@ var Packages = []string{
 //go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/generate github.com/memlab/memlab/judge github.com/memlab/memlab/retrieval
 //go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/runs
 //go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/record github.com/memlab/memlab/runstore github.com/memlab/memlab/reports github.com/memlab/memlab/formats
-//go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/text github.com/memlab/memlab/component
+//go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/text github.com/memlab/memlab/component github.com/memlab/memlab/activity
 //go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/llm github.com/memlab/memlab/llm/offline
 //go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/retrieval/amem github.com/memlab/memlab/retrieval/mem0 github.com/memlab/memlab/retrieval/memos github.com/memlab/memlab/retrieval/timeline
 //go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/retrieval/weaviate

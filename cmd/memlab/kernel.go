@@ -7,9 +7,9 @@ import (
 	"io"
 	"os"
 
+	"github.com/memlab/memlab/display"
 	"github.com/memlab/memlab/kernel/jupyter"
 	"github.com/memlab/memlab/llm"
-	"github.com/memlab/memlab/runs"
 	"github.com/memlab/memlab/stdlib"
 	"github.com/traefik/yaegi/interp"
 )
@@ -53,7 +53,7 @@ func cmdKernel(args []string, stderr io.Writer) error {
 		}
 		defer done()
 		if !*sf.quiet {
-			runs.SetDefaultProgress(liveProgress())
+			useBoard(display.NewLiveBoard())
 		}
 	}
 	err = jupyter.Run(context.Background(), pos[0], cfg)

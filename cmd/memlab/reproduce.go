@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/memlab/memlab/activity"
 	"io"
 	"os"
 	"os/signal"
@@ -66,6 +67,7 @@ func writeRunManifest(st *runstore.Store, since time.Time, nbPath string, params
 	if err != nil {
 		return "", nil, err
 	}
+	defer activity.Begin("writing the manifest: reading the records of this notebook's runs from %s", st.Path())()
 	var results []*record.Result
 	for _, ri := range infos {
 		if ri.Updated.Before(since.Truncate(time.Millisecond)) {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memlab/memlab/display"
 	"github.com/memlab/memlab/kernel"
 	"github.com/memlab/memlab/kernel/notebook"
 	"github.com/memlab/memlab/llm"
@@ -138,6 +139,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	close(ran)
 	saySignal()
 	if res != nil && res.Ipynb != "" && !*sf.noStore {
+		if *isolate && !*sf.quiet {
+			// The worker's board is gone: this process shows what it does.
+			defer display.NewBoard(stderr).ShowActivities()()
+		}
 		p, touched, merr := manifestFromStore(*sf.path, started, pos[0], params, filepath.Dir(res.Ipynb))
 		if merr != nil {
 			fmt.Fprintf(stderr, "memlab run: manifest: %v\n", merr)

@@ -85,9 +85,9 @@ func addStoreFlags(fs *flag.FlagSet) storeFlags {
 // the cell that made it; the returned function undoes that and closes the
 // store.
 func (f storeFlags) setup(stderr io.Writer) (func(), error) {
-	runs.SetDefaultProgress(nil)
+	useBoard(nil)
 	if !*f.quiet {
-		runs.SetDefaultProgress(progressFor(stderr))
+		useBoard(display.NewBoard(stderr))
 	}
 	var st *runstore.Store
 	if !*f.noStore {
@@ -101,7 +101,7 @@ func (f storeFlags) setup(stderr io.Writer) (func(), error) {
 	return func() {
 		unobserve()
 		runs.SetDefaultStore(nil)
-		runs.SetDefaultProgress(nil)
+		useBoard(nil)
 		if st != nil {
 			if err := st.Close(); err != nil {
 				fmt.Fprintf(stderr, "memlab: %v\n", err)
@@ -110,18 +110,23 @@ func (f storeFlags) setup(stderr io.Writer) (func(), error) {
 	}, nil
 }
 
-// progressFor returns the reporters of the runs of this process, all on
-// one board: lines redrawn in place when w is a terminal, else plain lines.
-func progressFor(w io.Writer) func() runs.Progress {
-	b := display.NewBoard(w)
-	return func() runs.Progress { return b.Run() }
-}
+// unwatchBoard ends the showing of activities on the board in use.
+var unwatchBoard = func() {}
 
-// liveProgress returns the reporters of the runs of a notebook kernel, all
-// on one live board: one display per cell, updated in place.
-func liveProgress() func() runs.Progress {
-	b := display.NewLiveBoard()
-	return func() runs.Progress { return b.Run() }
+// useBoard makes b the progress display of the runs of this process and
+// of its activities (package activity: loading a dataset, bootstrapping):
+// on stderr, lines redrawn in place on a terminal, else plain lines
+// (display.NewBoard); in a notebook kernel, one live display per cell
+// (display.NewLiveBoard). nil shows neither.
+func useBoard(b *display.Board) {
+	unwatchBoard()
+	unwatchBoard = func() {}
+	if b == nil {
+		runs.SetDefaultProgress(nil)
+		return
+	}
+	runs.SetDefaultProgress(func() runs.Progress { return b.Run() })
+	unwatchBoard = b.ShowActivities()
 }
 
 // showEstimate shows what a run of a dry run (llm.DryRun) would spend, as

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/memlab/memlab/display"
 	"github.com/memlab/memlab/kernel"
 	"github.com/memlab/memlab/kernel/jupyter"
 	"github.com/memlab/memlab/kernel/worker"
 	"github.com/memlab/memlab/llm"
-	"github.com/memlab/memlab/runs"
 	"github.com/memlab/memlab/stdlib"
 	"github.com/traefik/yaegi/interp"
 )
@@ -39,7 +39,7 @@ func workerMain(args []string, stdout, stderr io.Writer) int {
 	defer done()
 	defer reportFailures(stderr)()
 	if *live && !*sf.quiet {
-		runs.SetDefaultProgress(liveProgress())
+		useBoard(display.NewLiveBoard())
 	}
 	opts := kernel.Options{Symbols: []interp.Exports{stdlib.Symbols}, Dir: *dir}
 	if *echo {

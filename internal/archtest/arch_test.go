@@ -41,15 +41,16 @@ var mustNotImport = map[string][]string{
 // non-test files may import (a listed path allows every package below it;
 // the package's own sub-packages and internal/ helpers are always allowed).
 // These are the lower layers: component (how a part describes itself),
-// text and analysis import nothing of memlab,
-// datasets only text; retrieval, generate and judge read datasets and call
+// activity (what the process is doing), text and analysis import nothing
+// of memlab, datasets only text and activity; retrieval, generate and judge read datasets and call
 // models through llm, and none of them knows another or what runs make of
 // them; the kernel runs cells and knows nothing of memory.
 var mayImportOnly = map[string][]string{
 	"component": {},
+	"activity":  {},
 	"text":      {},
 	"analysis":  {},
-	"datasets":  {"text"},
+	"datasets":  {"text", "activity"},
 	"llm":       {"text", "component"},
 	"retrieval": {"datasets", "llm", "text", "component"},
 	"generate":  {"datasets", "llm", "text", "component"},
@@ -76,8 +77,9 @@ var onlyImportedBy = map[string][]string{
 	// Components by name sit above the domain packages: only what runs
 	// experiments, keeps or shows their results may name components.
 	"catalog": {"runs", "record", "runstore", "reports", "formats", "cmd", "stdlib", "grid"},
-	// Test fixtures.
-	"internal/runtest": {},
+	// Test fixtures: imported by test files only.
+	"internal/runtest":     {},
+	"internal/browsertest": {},
 }
 
 // under reports whether path is pkg or a package below it.
@@ -197,7 +199,11 @@ func violations(pkgs map[string][]string) []string {
 					continue
 				}
 				if !slices.ContainsFunc(allowed, func(a string) bool { return under(pkg, a) }) {
-					out = append(out, pkg+" imports "+imp+": only "+strings.Join(allowed, ", ")+" may import "+target)
+					who := "only " + strings.Join(allowed, ", ")
+					if len(allowed) == 0 {
+						who = "only test files"
+					}
+					out = append(out, pkg+" imports "+imp+": "+who+" may import "+target)
 				}
 			}
 		}
@@ -218,7 +224,8 @@ func TestImportsPointOneWay(t *testing.T) {
 // importing runs, a package below retrieval importing runs, text importing
 // datasets, generate importing retrieval, llm/offline importing retrieval,
 // the notebook runner importing record, component importing text, catalog
-// importing runs, a memory system importing catalog) fail the rules, each
+// importing runs, a memory system importing catalog, activity importing
+// text, analysis importing the browser test fixture) fail the rules, each
 // named.
 func TestAPlantedWrongImportFails(t *testing.T) {
 	pkgs := imports(t)
@@ -236,6 +243,8 @@ func TestAPlantedWrongImportFails(t *testing.T) {
 	pkgs["component"] = append(pkgs["component"], "text")
 	pkgs["catalog"] = append(pkgs["catalog"], "runs")
 	pkgs["retrieval/mem0"] = append(pkgs["retrieval/mem0"], "catalog")
+	pkgs["activity"] = append(pkgs["activity"], "text")
+	pkgs["analysis"] = append(pkgs["analysis"], "internal/browsertest")
 	got := strings.Join(violations(pkgs), "\n")
 	for _, want := range []string{"runs imports display", "llm imports analysis", "reports imports runs: reports must not import runs",
 		"retrieval/amem imports runs: only cmd, kernel, stdlib, grid may import runs",
@@ -245,7 +254,9 @@ func TestAPlantedWrongImportFails(t *testing.T) {
 		"component imports text: component may import nothing of memlab",
 		"kernel/notebook imports record: kernel may import only display",
 		"catalog imports runs: catalog may import only datasets",
-		"retrieval/mem0 imports catalog: only runs, record, runstore, reports, formats, cmd, stdlib, grid may import catalog"} {
+		"retrieval/mem0 imports catalog: only runs, record, runstore, reports, formats, cmd, stdlib, grid may import catalog",
+		"activity imports text: activity may import nothing of memlab",
+		"analysis imports internal/browsertest: only test files may import internal/browsertest"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("violations lack %q:\n%s", want, got)
 		}

@@ -1,0 +1,22 @@
+package activity_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/memlab/memlab/activity"
+)
+
+// A slow step of a notebook says what it is doing; the progress board of
+// `memlab run` (or Jupyter) shows it once it has lasted activity.Delay.
+func ExampleBegin() {
+	unwatch := activity.Watch(func(text string) { fmt.Printf("shown: %q\n", text) })
+	defer unwatch()
+
+	end := activity.Begin("bootstrapping %d runs", 4)
+	time.Sleep(activity.Delay + 200*time.Millisecond) // the slow work
+	end()
+	// Output:
+	// shown: "bootstrapping 4 runs"
+	// shown: ""
+}
