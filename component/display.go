@@ -60,6 +60,10 @@ func DisplayNames(names []string, specs []*Spec) []string {
 		}
 		all := differing(flat)
 		keys := pruneUnderKinds(all)
+		shared := map[string]affix{}
+		for _, k := range all {
+			shared[k] = sharedAffix(flat, k)
+		}
 		label := func(keys []string) []string {
 			names := make([]string, len(idx))
 			for j := range idx {
@@ -72,6 +76,8 @@ func DisplayNames(names []string, specs []*Spec) []string {
 					v, ok := flat[j][k]
 					if !ok {
 						v = "-"
+					} else {
+						v = shared[k].trim(v)
 					}
 					parts = append(parts, strings.TrimSuffix(k, ".kind")+"="+clipValue(v))
 				}
@@ -184,6 +190,60 @@ func tellsApart(names []string, flat []map[string]string) bool {
 		seen[n] = key
 	}
 	return true
+}
+
+// affix is what every value of a knob starts and ends with, to be left
+// out of display names as a knob common to all is: a model family's
+// "openai/", an endpoint's "@default(http://...)".
+type affix struct{ prefix, suffix string }
+
+func (a affix) trim(v string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(v, a.prefix), a.suffix)
+}
+
+// sharedAffix returns what every present value of key shares: the
+// longest common prefix cut after its last "/" and the longest common
+// suffix cut at its first "@", or nothing when leaving them out would
+// empty a value or make two values equal.
+func sharedAffix(flat []map[string]string, key string) affix {
+	var vals []string
+	for _, m := range flat {
+		if v, ok := m[key]; ok {
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) < 2 {
+		return affix{}
+	}
+	pre, suf := vals[0], vals[0]
+	for _, v := range vals[1:] {
+		for !strings.HasPrefix(v, pre) {
+			pre = pre[:len(pre)-1]
+		}
+		for !strings.HasSuffix(v, suf) {
+			suf = suf[1:]
+		}
+	}
+	var a affix
+	if i := strings.LastIndexByte(pre, '/'); i >= 0 {
+		a.prefix = pre[:i+1]
+	}
+	if i := strings.IndexByte(suf, '@'); i >= 0 {
+		a.suffix = suf[i:]
+	}
+	seen := map[string]bool{}
+	distinct := map[string]bool{}
+	for _, v := range vals {
+		t := a.trim(v)
+		if len(a.prefix)+len(a.suffix) > len(v) || t == "" {
+			return affix{}
+		}
+		seen[t], distinct[v] = true, true
+	}
+	if len(seen) != len(distinct) {
+		return affix{}
+	}
+	return a
 }
 
 func clipValue(v string) string {
