@@ -163,7 +163,8 @@ func checkLoad(t *testing.T, root string, files map[string][]byte, d *Dataset, e
 	}
 	noAnswer := 0
 	for _, q := range d.Questions {
-		if strings.TrimSpace(q.Answer) == "" {
+		// LoCoMo's adversarial questions have no answer by design.
+		if strings.TrimSpace(q.Answer) == "" && !(d.Format == FormatLoCoMo && q.Task == LoCoMoCategories[5]) {
 			noAnswer++
 		}
 	}
@@ -593,5 +594,38 @@ func FuzzDetect(f *testing.F) {
 			t.Fatalf("format %q", d.Format)
 		}
 		sameLoad(t, fmt.Sprintf("Load and the %s loader", d.Format), d, err, d2, err2)
+	})
+}
+
+// FuzzLoadLoCoMo: any bytes as a LoCoMo conversation file load to a
+// dataset or fail with an error naming the file, never a panic; a
+// dataset's evidence names only turns of its conversation.
+func FuzzLoadLoCoMo(f *testing.F) {
+	f.Add([]byte(`{"speaker_a": "A", "speaker_b": "B", "session_1_date_time": "1:56 pm on 8 May, 2023",
+"session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}],
+"qa": [{"question": "q", "answer": "a", "evidence": ["D1:1", "D1:9; D", "D:1:1"], "category": 4},
+{"question": "q5", "adversarial_answer": "x", "evidence": [], "category": 5}]}`))
+	f.Add([]byte(`[{"sample_id": "s", "qa": [{"question": "q", "answer": 1, "evidence": ["D1:1"], "category": 1}],
+"conversation": {"speaker_a": "A", "speaker_b": "B", "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}]}}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "c.json")
+		writeTree(t, dir, map[string][]byte{"c.json": data})
+		d, err := LoadLoCoMo(p)
+		checkLoad(t, p, map[string][]byte{"c.json": data}, d, err)
+		if d == nil {
+			return
+		}
+		for _, q := range d.Questions {
+			turns := map[string]bool{}
+			for _, tr := range d.Corpus(q.CorpusID).Traces {
+				turns[tr.ID] = true
+			}
+			for _, id := range q.GoldTraceIDs() {
+				if !turns[id] {
+					t.Fatalf("question %s cites %q, not a turn of its conversation", q.ID, id)
+				}
+			}
+		}
 	})
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/memlab/memlab/activity"
 	"io"
 	"io/fs"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/memlab/memlab/activity"
 	"github.com/memlab/memlab/text"
 )
 
@@ -49,6 +49,13 @@ func LoadCloneMem(path string) (*Dataset, error) {
 // answer/) without format detection.
 func LoadKnowMe(path string) (*Dataset, error) {
 	return loadPath(path, FormatKnowMe)
+}
+
+// LoadLoCoMo reads a LoCoMo conversation file, locomo10.json's list of
+// conversations, or a directory of conversation files, without format
+// detection.
+func LoadLoCoMo(path string) (*Dataset, error) {
+	return loadPath(path, FormatLoCoMo)
 }
 
 // LoadFS reads the dataset at root inside fsys (a file or a directory; "."
@@ -88,8 +95,10 @@ func LoadFormatFS(fsys fs.FS, root, source, format string) (*Dataset, error) {
 		d, err = l.cloneMem()
 	case FormatKnowMe:
 		d, err = l.knowMe()
+	case FormatLoCoMo:
+		d, err = l.loCoMo()
 	default:
-		return nil, l.errf("unknown format %q: want %q or %q", format, FormatCloneMem, FormatKnowMe)
+		return nil, l.errf("unknown format %q: want %q, %q or %q", format, FormatCloneMem, FormatKnowMe, FormatLoCoMo)
 	}
 	if err != nil {
 		return nil, err
@@ -420,7 +429,8 @@ func lineCol(data []byte, off int64) (line, col int) {
 // detect finds the format of the root.
 func (l *loader) detect() (string, error) {
 	const lookedFor = "looked for a CloneMem persona file (a .json object with \"context\" and \"questions\" or \"qa_items\"), " +
-		"a directory of such files, or a KnowMe-Bench directory (with input/ and question/ subdirectories)"
+		"a directory of such files, a KnowMe-Bench directory (with input/ and question/ subdirectories), " +
+		"or a LoCoMo conversation (a .json object with \"speaker_a\", \"session_N\" and \"qa\"; locomo10.json's list of them; a directory of them)"
 	if l.isFile {
 		if !strings.EqualFold(path.Ext(l.root), ".json") {
 			return "", l.errf("unknown format: %s", lookedFor)
@@ -431,6 +441,9 @@ func (l *loader) detect() (string, error) {
 		}
 		if isPersona(v) {
 			return FormatCloneMem, nil
+		}
+		if isLoCoMo(v) {
+			return FormatLoCoMo, nil
 		}
 		return "", l.errf("unknown format: %s; got a JSON %s", lookedFor, describeShape(v))
 	}
@@ -452,6 +465,9 @@ func (l *loader) detect() (string, error) {
 		}
 		if isPersona(v) {
 			return FormatCloneMem, nil
+		}
+		if isLoCoMo(v) {
+			return FormatLoCoMo, nil
 		}
 		return "", l.errf("unknown format: %s; %s is a JSON %s", lookedFor, l.display(files[0]), describeShape(v))
 	}

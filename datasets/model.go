@@ -38,6 +38,12 @@ type Corpus struct {
 	Name     string
 	Language string // "en", "zh", ...
 	Traces   []Trace
+	// Units holds other retrieval units of the source by kind, not traces:
+	// no evidence cites them and no memory ingests them unless a
+	// retrieval-unit experiment indexes them (LoCoMo's observations,
+	// session summaries and events: UnitObservation, UnitSessionSummary,
+	// UnitEvent). nil for formats that have none.
+	Units map[string][]Trace
 }
 
 // EvidenceGroup is one piece of gold evidence: an optional statement and the
@@ -116,7 +122,7 @@ func (q Question) HasReference() bool { return strings.TrimSpace(q.Answer) != ""
 // source files, and the validation report of the load.
 type Dataset struct {
 	Name   string
-	Format string // FormatCloneMem or FormatKnowMe
+	Format string // FormatCloneMem, FormatKnowMe or FormatLoCoMo
 	// Source is the path loaded, or "embedded:NAME" for the bundled sample.
 	Source string
 	// Fingerprint is the hex SHA-256 over the source files' relative names and

@@ -2,11 +2,11 @@ package reports
 
 import (
 	"fmt"
-	"github.com/memlab/memlab/activity"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/memlab/memlab/activity"
 	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/catalog"
 	"github.com/memlab/memlab/judge"

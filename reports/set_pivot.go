@@ -2,9 +2,9 @@ package reports
 
 import (
 	"fmt"
-	"github.com/memlab/memlab/activity"
 	"math"
 
+	"github.com/memlab/memlab/activity"
 	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/record"
 )

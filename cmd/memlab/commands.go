@@ -88,7 +88,8 @@ that need a model are skipped, and said so once.`,
 		{name: "datasets",
 			short: "Validate, describe and correct datasets (validate, stats, errata)",
 			long: `datasets loads a dataset (a CloneMem persona file or directory, a
-KnowMe-Bench dataset directory; the format is detected). PATH "sample"
+KnowMe-Bench dataset directory, a LoCoMo conversation file, locomo10.json
+or a directory of conversations; the format is detected). PATH "sample"
 names the bundled sample.`,
 			subs: []*command{
 				{name: "validate", args: "PATH", files: true,

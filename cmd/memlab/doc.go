@@ -113,7 +113,8 @@
 // # datasets
 //
 // datasets loads a dataset (a CloneMem persona file or directory, a
-// KnowMe-Bench dataset directory; the format is detected). PATH "sample"
+// KnowMe-Bench dataset directory, a LoCoMo conversation file, locomo10.json
+// or a directory of conversations; the format is detected). PATH "sample"
 // names the bundled sample.
 //
 // # datasets validate

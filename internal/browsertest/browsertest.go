@@ -1,7 +1,8 @@
 // Package browsertest renders pages in headless Chromium for tests: a page
 // given as HTML or a URL becomes a PNG screenshot of a viewport of a given
 // size, so a test can compare what a browser shows with what it expects
-// (e.g. a figure's SVG with its PNG).
+// (e.g. a figure's SVG with its PNG); a Session clicks, types and presses
+// keys through pages as a person would and returns what each showed.
 //
 // It drives Debian's chromium (/usr/bin/chromium, or $MEMLAB_CHROMIUM)
 // through playwright-core, installed by npm in this directory:
@@ -18,6 +19,7 @@ package browsertest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,4 +125,80 @@ func short(page string) string {
 		return strconv.Quote(page)
 	}
 	return strconv.Quote(page[:60]) + "..."
+}
+
+// Step is one action of a Session: exactly one of Goto (a URL), Click (a
+// selector: a link or button, waiting for the page it loads), Fill or
+// Select (a selector, with Value), Press (a key: "j", "Enter"), Text (record
+// the page's visible text) or Shot (a full-page PNG screenshot to this
+// file).
+type Step struct {
+	Goto   string `json:"goto,omitempty"`
+	Click  string `json:"click,omitempty"`
+	Fill   string `json:"fill,omitempty"`
+	Select string `json:"select,omitempty"`
+	Value  string `json:"value,omitempty"`
+	Press  string `json:"press,omitempty"`
+	Text   bool   `json:"text,omitempty"`
+	Shot   string `json:"shot,omitempty"`
+}
+
+// Seen is what a page showed after a step: its URL and, for a Text step,
+// its visible text (document.body.innerText).
+type Seen struct {
+	URL   string `json:"url"`
+	Text  string `json:"text"`
+	Error string `json:"error"`
+}
+
+// Session runs steps in one page of headless Chromium with a viewport of
+// w x h CSS pixels, as a person would (clicking links, filling forms,
+// pressing keys), and returns what the page showed after each step. It
+// skips t as Screenshot does, and fails t at the first step that fails
+// (a selector that matches nothing within 10 s, a page that does not
+// load), naming it.
+func Session(t testing.TB, w, h int, steps ...Step) []Seen {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browsertest: headless Chromium skipped under -short")
+	}
+	if m := Missing(); m != "" {
+		t.Skipf("browsertest: headless Chromium unavailable, missing %s", m)
+	}
+	tmp := t.TempDir()
+	spec, err := json.Marshal(map[string]any{"width": w, "height": h, "steps": steps})
+	if err != nil {
+		t.Fatalf("browsertest: steps: %v", err)
+	}
+	in, out := filepath.Join(tmp, "steps.json"), filepath.Join(tmp, "seen.json")
+	if err := os.WriteFile(in, spec, 0o644); err != nil {
+		t.Fatalf("browsertest: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir(), "session.js"), in, out)
+	cmd.Dir = dir()
+	cmd.Env = append(os.Environ(), "MEMLAB_CHROMIUM="+Chromium())
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("browsertest: session of %d steps: %v\n%s", len(steps), err, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("browsertest: session: %v", err)
+	}
+	var seen []Seen
+	if err := json.Unmarshal(b, &seen); err != nil {
+		t.Fatalf("browsertest: session output %q: %v", b, err)
+	}
+	for _, s := range seen {
+		if s.Error != "" {
+			t.Fatalf("browsertest: %s (at %s)", s.Error, s.URL)
+		}
+	}
+	if len(seen) != len(steps) {
+		t.Fatalf("browsertest: %d of %d steps ran", len(seen), len(steps))
+	}
+	return seen
 }

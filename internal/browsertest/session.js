@@ -1,0 +1,77 @@
+// session.js drives one page of headless Chromium through a list of steps
+// and reports what the page showed: node session.js STEPS.json OUT.json
+// STEPS.json is {"width": W, "height": H, "steps": [step...]}, a step one of
+//   {"goto": URL}                    load a page
+//   {"click": SELECTOR}              click (a link or button; waits for the load)
+//   {"fill": SELECTOR, "value": V}   type V into an input
+//   {"select": SELECTOR, "value": V} choose an option of a <select>
+//   {"press": KEY}                   press a key on the page (waits for a load it starts)
+//   {"text": true}                   record the page's URL and visible text
+//   {"shot": FILE}                   a full-page PNG screenshot
+// OUT.json is a list with, per step, {"url": ..., "text": ...} (text for
+// text steps only). It is driven by the Go package internal/browsertest
+// (Session); the flags keep Chromium off the network.
+'use strict';
+const { chromium } = require('playwright-core');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+async function settle(page) {
+  await page.waitForLoadState('load', { timeout: 30000 });
+}
+
+async function main() {
+  const [stepsFile, out] = process.argv.slice(2);
+  if (!stepsFile || !out) {
+    console.error('usage: node session.js STEPS.json OUT.json');
+    process.exit(2);
+  }
+  const spec = JSON.parse(fs.readFileSync(stepsFile, 'utf8'));
+  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'memlab-chromium-'));
+  const ctx = await chromium.launchPersistentContext(userDir, {
+    executablePath: process.env.MEMLAB_CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: spec.width || 1280, height: spec.height || 800 },
+    deviceScaleFactor: 1,
+    timeout: 60000,
+  });
+  const results = [];
+  try {
+    const page = ctx.pages()[0] || await ctx.newPage();
+    for (const [i, s] of spec.steps.entries()) {
+      const where = `step ${i + 1} ${JSON.stringify(s)}`;
+      try {
+        if (s.goto) {
+          await page.goto(s.goto, { waitUntil: 'load', timeout: 30000 });
+        } else if (s.click) {
+          await Promise.all([page.waitForNavigation({ timeout: 30000 }).catch(() => null), page.click(s.click, { timeout: 10000 })]);
+          await settle(page);
+        } else if (s.fill) {
+          await page.fill(s.fill, s.value || '', { timeout: 10000 });
+        } else if (s.select) {
+          await page.selectOption(s.select, s.value || '', { timeout: 10000 });
+        } else if (s.press) {
+          await Promise.all([page.waitForNavigation({ timeout: 5000 }).catch(() => null), page.keyboard.press(s.press)]);
+          await settle(page);
+        } else if (s.shot) {
+          await page.screenshot({ path: s.shot, fullPage: true });
+        }
+        const r = { url: page.url() };
+        if (s.text) r.text = await page.evaluate(() => document.body ? document.body.innerText : '');
+        results.push(r);
+      } catch (err) {
+        results.push({ url: page.url(), error: where + ': ' + String(err && err.message || err) });
+        break;
+      }
+    }
+  } finally {
+    await ctx.close();
+    fs.rmSync(userDir, { recursive: true, force: true });
+  }
+  fs.writeFileSync(out, JSON.stringify(results));
+}
+
+main().catch((err) => { console.error(String(err && err.stack || err)); process.exit(1); });
