@@ -62,9 +62,9 @@ func TestLoadErrors(t *testing.T) {
 			return LoadFS(fstest.MapFS{"input/s.json": {Data: []byte(`[{"id": 1, "timestamp": ""}]`)}, "question/T_questions.json": {Data: []byte("[]")}}, ".", "mem")
 		}, []string{"empty dataset: 1 traces, 0 questions"}, nil},
 		{"bad format name", func() (*Dataset, error) {
-			return LoadFormatFS(fstest.MapFS{"p.json": {Data: []byte(persona)}}, "p.json", "", "locomo")
+			return LoadFormatFS(fstest.MapFS{"p.json": {Data: []byte(persona)}}, "p.json", "", "mem0")
 		},
-			[]string{`unknown format "locomo"`}, nil},
+			[]string{`unknown format "mem0"`}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
