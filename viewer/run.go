@@ -284,6 +284,7 @@ func (v *viewer) runPage(w http.ResponseWriter, r *http.Request) {
 		next = pageURL(page + 1)
 	}
 	status, _ := v.status(d.info)
+	summary, bds := d.tables()
 	v.render(w, http.StatusOK, "run", struct {
 		Title      string
 		Run        runRow
@@ -301,7 +302,7 @@ func (v *viewer) runPage(w http.ResponseWriter, r *http.Request) {
 		Page       int
 		Pages      int
 		Prev, Next string
-	}{"run " + shortID(d.info.ID), v.runRowOf(d), status, summaryTables(d), breakdowns(d), f,
+	}{"run " + shortID(d.info.ID), v.runRowOf(d), status, summary, bds, f,
 		options(slices.Sorted(maps.Keys(tasks)), f.Task, "any"), options(slices.Sorted(maps.Keys(dims)), f.Dim, "any"),
 		outs, sorts, rows, len(idx), len(d.recs), page, pages, prev, next})
 }

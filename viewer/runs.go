@@ -30,7 +30,7 @@ type runRow struct {
 var runsMetrics = []string{"Recall-Flat", "All-Any", "MRR", judge.MetricChoiceAccuracy}
 
 func (v *viewer) runsPage(w http.ResponseWriter, r *http.Request) {
-	infos, err := v.st.Runs()
+	infos, err := v.read("")
 	if err != nil {
 		v.fail(w, err)
 		return

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/reports"
@@ -28,6 +29,11 @@ type Options struct {
 	// Now is the clock that says whether a run's holder is alive (nil =
 	// time.Now).
 	Now func() time.Time
+	// Refresh is how long the viewer reuses what it read of the store's
+	// runs (their list, progress and status) before reading it again
+	// (0 = 2 s; negative = read it on every request). Counting a large
+	// run's records is most of the cost of a page.
+	Refresh time.Duration
 }
 
 // viewer is the http.Handler New returns.
@@ -39,6 +45,14 @@ type viewer struct {
 
 	mu    sync.Mutex
 	cache map[string]*runData
+	// infos are the runs as last read (Store.Run by the id asked, and
+	// Store.Runs under ""), with when they were read.
+	infos map[string]infoRead
+}
+
+type infoRead struct {
+	at    time.Time
+	infos []runstore.RunInfo
 }
 
 // runData is a run's records as the viewer last read them, valid while the
@@ -49,6 +63,16 @@ type runData struct {
 	// hay is each record's search text, lower-cased.
 	hay []string
 	sum reports.Summary
+	// tables are the run page's summary and breakdown tables, made once.
+	tablesOnce sync.Once
+	summary    []analysis.Table
+	breakdowns []breakdown
+}
+
+// tables returns the run's summary and breakdown tables.
+func (d *runData) tables() ([]analysis.Table, []breakdown) {
+	d.tablesOnce.Do(func() { d.summary, d.breakdowns = summaryTables(d), breakdowns(d) })
+	return d.summary, d.breakdowns
 }
 
 // New returns the viewer of st: an http.Handler serving the pages /
@@ -63,7 +87,10 @@ func New(st *runstore.Store, opts Options) http.Handler {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	v := &viewer{st: st, opts: opts, cache: map[string]*runData{}}
+	if opts.Refresh == 0 {
+		opts.Refresh = 2 * time.Second
+	}
+	v := &viewer{st: st, opts: opts, cache: map[string]*runData{}, infos: map[string]infoRead{}}
 	v.tmpl = template.Must(template.New("").Funcs(funcs).ParseFS(assets, "assets/*.html"))
 	static, err := fs.Sub(assets, "assets")
 	if err != nil {
@@ -91,14 +118,46 @@ var errNotFound = errors.New("not found")
 // load returns the records of run id (an id, a unique prefix or a label),
 // read again only when the run changed since the last read.
 func (v *viewer) load(id string) (*runData, error) {
-	info, err := v.st.Run(id)
+	infos, err := v.read(id)
 	if err != nil {
 		if errors.Is(err, runstore.ErrNoRun) {
 			return nil, fmt.Errorf("no run %q in the run store %s (%w)", id, v.st.Path(), errNotFound)
 		}
 		return nil, err
 	}
-	return v.loadInfo(info)
+	return v.loadInfo(infos[0])
+}
+
+// read returns the run id ("" = every run, Store.Runs), as read less than
+// Options.Refresh ago or read now.
+func (v *viewer) read(id string) ([]runstore.RunInfo, error) {
+	now := time.Now()
+	v.mu.Lock()
+	r, ok := v.infos[id]
+	v.mu.Unlock()
+	if ok && v.opts.Refresh > 0 && now.Sub(r.at) < v.opts.Refresh {
+		return r.infos, nil
+	}
+	var infos []runstore.RunInfo
+	if id == "" {
+		var err error
+		if infos, err = v.st.Runs(); err != nil {
+			return nil, err
+		}
+	} else {
+		info, err := v.st.Run(id)
+		if err != nil {
+			return nil, err
+		}
+		infos = []runstore.RunInfo{info}
+	}
+	v.mu.Lock()
+	if len(v.infos) > 1000 {
+		clear(v.infos)
+	}
+	v.infos[id] = infoRead{now, infos}
+	v.mu.Unlock()
+	return infos, nil
 }
 
 func (v *viewer) loadInfo(info runstore.RunInfo) (*runData, error) {
