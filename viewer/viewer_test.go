@@ -32,6 +32,8 @@ var evilAnswer = "<script>alert(1)</script> &amp; see http://user:hunter2@exampl
 // read-only while the writer stays open.
 type fixture struct {
 	srv          *httptest.Server
+	writer       *runstore.Store
+	path         string
 	k1, k10, bad string
 }
 
@@ -51,7 +53,7 @@ func newFixture(t testing.TB) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{}
+	f := &fixture{writer: st, path: path}
 	for _, k := range []int{1, 10} {
 		res, err := runs.Run(context.Background(), d, runs.Config{System: flat, Reader: generate.NewExtractive(), K: k,
 			Label: fmt.Sprintf("bm25 k=%d", k)}, runs.Options{Store: st})
@@ -72,7 +74,7 @@ func newFixture(t testing.TB) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ro.Close() })
-	f.srv = httptest.NewServer(viewer.New(ro, viewer.Options{}))
+	f.srv = httptest.NewServer(viewer.New(ro, viewer.Options{Refresh: -1}))
 	t.Cleanup(f.srv.Close)
 	return f
 }
@@ -179,7 +181,7 @@ func TestRunPageFiltersSearchAndPages(t *testing.T) {
 		t.Errorf("sorted by MRR: %d questions, want 54", n)
 	}
 	// Pagination: a page size of 20 over 54 questions makes 3 pages.
-	ro, err := runstore.OpenReadOnly(storePath(t, f))
+	ro, err := runstore.OpenReadOnly(f.path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,16 +200,6 @@ func TestRunPageFiltersSearchAndPages(t *testing.T) {
 	}
 	get(t, small, base+"?page=x", 400)
 	get(t, small, base+"?outcome=nonsense", 400)
-}
-
-// storePath is the file of the fixture's store, read from its runs page.
-func storePath(t testing.TB, f *fixture) string {
-	t.Helper()
-	m := regexp.MustCompile(`run store ([^<]+)</p>`).FindStringSubmatch(get(t, f.srv, "/", 200))
-	if m == nil {
-		t.Fatal("runs page names no store")
-	}
-	return strings.TrimSpace(m[1])
 }
 
 func TestSearch(t *testing.T) {
@@ -315,5 +307,25 @@ func TestUnknownRun(t *testing.T) {
 	css := get(t, f.srv, "/static/style.css", 200)
 	if !strings.Contains(css, "table") {
 		t.Error("stylesheet not served")
+	}
+}
+
+// TestStoreWrittenWhileServed: a run another writer adds to the store
+// while the viewer serves it shows up on the next request, and a record
+// added to a run shows on its page.
+func TestStoreWrittenWhileServed(t *testing.T) {
+	f := newFixture(t)
+	if n := strings.Count(get(t, f.srv, "/", 200), `<tr class="run">`); n != 3 {
+		t.Fatalf("%d runs before the write, want 3", n)
+	}
+	late := hostile()
+	late.QuestionID = "late one"
+	id := putRun(t, f.writer, "late", []record.Record{late})
+	body := get(t, f.srv, "/", 200)
+	if n := strings.Count(body, `<tr class="run">`); n != 4 || !strings.Contains(body, id) {
+		t.Errorf("%d runs after the write, want 4 with %s", n, id)
+	}
+	if !strings.Contains(get(t, f.srv, "/run/"+id, 200), "late one") {
+		t.Error("the new run's page lacks its question")
 	}
 }
