@@ -19,6 +19,10 @@ type hitRow struct {
 	Score                        string
 	Text                         string
 	Context                      bool
+	// Gold is set when the unit holds a gold trace (the dataset is
+	// loaded), Groups the evidence groups it covers ("#1, #3").
+	Gold   bool
+	Groups string
 }
 
 // stageRow is one stage's model calls of a question.
@@ -36,6 +40,17 @@ type questionView struct {
 	Hits      []hitRow
 	Ranked    []string
 	Gold      string
+	// Source is what the dataset says of the question (nil when the
+	// run's dataset is not loaded).
+	Source *questionSource
+}
+
+func (v *viewer) questionView(d *runData, r record.Record) questionView {
+	q := newQuestionView(r)
+	if ix := v.ds.of(d.info.Spec.Fingerprint); ix != nil {
+		q.markGold(ix)
+	}
+	return q
 }
 
 func newQuestionView(r record.Record) questionView {
@@ -44,7 +59,7 @@ func newQuestionView(r record.Record) questionView {
 	if rs.HasGold {
 		q.Retrieval = fmt.Sprintf("at k=%d: Recall-Flat %s, All-All %s, All-Any %s, Any-All %s, Any-Any %s, MRR %s, nDCG %s",
 			rs.K, f3(rs.RecallFlat), f3(rs.AllAll), f3(rs.AllAny), f3(rs.AnyAll), f3(rs.AnyAny), f3(rs.MRR), f3(rs.NDCG))
-		q.Gold = "The record keeps the recall scores, not the gold trace ids: the units are not marked gold here (the dataset has them)."
+		q.Gold = "The record keeps the recall scores, not the gold trace ids: the units are not marked gold (give memlab view the run's dataset with -data to mark them)."
 	} else {
 		q.Gold = "The question has no gold trace ids: no recall is scored."
 	}
@@ -120,7 +135,7 @@ func (v *viewer) questionPage(w http.ResponseWriter, r *http.Request) {
 		Pos, Of    int
 		Prev, Next string
 		Back       string
-	}{"question " + qid, v.runRowOf(d), newQuestionView(d.recs[i]), pos + 1, len(idx), prev, next, back})
+	}{"question " + qid, v.runRowOf(d), v.questionView(d, d.recs[i]), pos + 1, len(idx), prev, next, back})
 }
 
 // flipRow is one flipped question of the compare page.
@@ -223,5 +238,5 @@ func (v *viewer) compareQuestionPage(w http.ResponseWriter, r *http.Request) {
 		QA    questionView
 		QB    questionView
 		Back  string
-	}{"compare " + qid, v.runRowOf(a), v.runRowOf(b), newQuestionView(a.recs[ia]), newQuestionView(b.recs[ib]), back})
+	}{"compare " + qid, v.runRowOf(a), v.runRowOf(b), v.questionView(a, a.recs[ia]), v.questionView(b, b.recs[ib]), back})
 }

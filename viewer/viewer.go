@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memlab/memlab/analysis"
+	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/reports"
@@ -34,6 +35,11 @@ type Options struct {
 	// (0 = 2 s; negative = read it on every request). Counting a large
 	// run's records is most of the cost of a page.
 	Refresh time.Duration
+	// Datasets are the datasets of the runs, if loaded: a run whose
+	// dataset fingerprint is one of theirs shows each question's text,
+	// reference answer, options and gold evidence, and marks the retrieved
+	// units holding gold traces (the records keep no gold ids).
+	Datasets []*datasets.Dataset
 }
 
 // viewer is the http.Handler New returns.
@@ -42,6 +48,7 @@ type viewer struct {
 	opts Options
 	tmpl *template.Template
 	mux  *http.ServeMux
+	ds   *datasetsIndex
 
 	mu    sync.Mutex
 	cache map[string]*runData
@@ -90,7 +97,8 @@ func New(st *runstore.Store, opts Options) http.Handler {
 	if opts.Refresh == 0 {
 		opts.Refresh = 2 * time.Second
 	}
-	v := &viewer{st: st, opts: opts, cache: map[string]*runData{}, infos: map[string]infoRead{}}
+	v := &viewer{st: st, opts: opts, cache: map[string]*runData{}, infos: map[string]infoRead{},
+		ds: &datasetsIndex{list: opts.Datasets}}
 	v.tmpl = template.Must(template.New("").Funcs(funcs).ParseFS(assets, "assets/*.html"))
 	static, err := fs.Sub(assets, "assets")
 	if err != nil {
@@ -172,8 +180,14 @@ func (v *viewer) loadInfo(info runstore.RunInfo) (*runData, error) {
 		return nil, err
 	}
 	d = &runData{info: info, recs: recs, hay: make([]string, len(recs))}
+	ix := v.ds.of(info.Spec.Fingerprint)
 	for i, r := range recs {
 		d.hay[i] = searchText(r)
+		if ix != nil {
+			if q := ix.questions[key(r.CorpusID, r.QuestionID)]; q != nil {
+				d.hay[i] += "\n" + strings.ToLower(q.Text)
+			}
+		}
 	}
 	d.sum = reports.Summarize("", recs)
 	v.mu.Lock()

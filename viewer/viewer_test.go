@@ -3,6 +3,7 @@ package viewer_test
 import (
 	"context"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -34,6 +35,7 @@ type fixture struct {
 	srv          *httptest.Server
 	writer       *runstore.Store
 	path         string
+	data         *datasets.Dataset
 	k1, k10, bad string
 }
 
@@ -53,7 +55,7 @@ func newFixture(t testing.TB) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{writer: st, path: path}
+	f := &fixture{writer: st, path: path, data: d}
 	for _, k := range []int{1, 10} {
 		res, err := runs.Run(context.Background(), d, runs.Config{System: flat, Reader: generate.NewExtractive(), K: k,
 			Label: fmt.Sprintf("bm25 k=%d", k)}, runs.Options{Store: st})
@@ -74,7 +76,7 @@ func newFixture(t testing.TB) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ro.Close() })
-	f.srv = httptest.NewServer(viewer.New(ro, viewer.Options{Refresh: -1}))
+	f.srv = httptest.NewServer(viewer.New(ro, viewer.Options{Refresh: -1, Datasets: []*datasets.Dataset{d}}))
 	t.Cleanup(f.srv.Close)
 	return f
 }
@@ -327,5 +329,50 @@ func TestStoreWrittenWhileServed(t *testing.T) {
 	}
 	if !strings.Contains(get(t, f.srv, "/run/"+id, 200), "late one") {
 		t.Error("the new run's page lacks its question")
+	}
+}
+
+// TestGoldFromDataset: with the run's dataset loaded, a question page
+// shows the question's text and gold evidence and marks the retrieved
+// units holding gold traces; without it, it says the record has no gold
+// ids.
+func TestGoldFromDataset(t *testing.T) {
+	f := newFixture(t)
+	q := f.data.Questions[1]
+	path := "/run/" + f.k10 + "/q?" + url.Values{"c": {q.CorpusID}, "qid": {q.ID}}.Encode()
+	body := get(t, f.srv, path, 200)
+	gold := q.GoldTraceIDs()
+	if len(gold) == 0 {
+		t.Fatalf("sample question %s has no gold", q.ID)
+	}
+	for _, want := range []string{"Gold evidence", `class="goldtrace"`, gold[0], "asked at"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("question page lacks %q", want)
+		}
+	}
+	if !strings.Contains(body, html.EscapeString(q.Text)) {
+		t.Errorf("question page lacks the question's text %q", q.Text)
+	}
+	marked := strings.Count(body, `<tr class="hit gold">`)
+	unmarked := strings.Count(body, `<tr class="hit">`)
+	if marked == 0 || marked+unmarked != 10 {
+		t.Errorf("%d of %d hits marked gold; want some of 10", marked, marked+unmarked)
+	}
+	// Without the dataset the page says why nothing is marked.
+	ro, err := runstore.OpenReadOnly(f.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	bare := httptest.NewServer(viewer.New(ro, viewer.Options{}))
+	defer bare.Close()
+	body = get(t, bare, path, 200)
+	if strings.Contains(body, "hit gold") || !strings.Contains(body, "not marked gold") {
+		t.Error("without the dataset, the page marks gold or does not say it cannot")
+	}
+	// The search covers the question's text when the dataset is loaded.
+	word := strings.Fields(q.Text)[len(strings.Fields(q.Text))-1]
+	if n := rows(get(t, f.srv, "/run/"+f.k10+"?q="+url.QueryEscape(strings.Trim(word, "?.,")), 200)); n == 0 {
+		t.Errorf("searching %q (of the question's text) finds nothing", word)
 	}
 }

@@ -195,7 +195,10 @@
 // score with the judge's explanation, usage, the ranked retrieval; j and k
 // go to the next and previous question under the filter), and the
 // questions whose outcome flipped between two runs with their rankings side
-// by side. It opens the store read-only, so it can serve a store a run is
+// by side. With -data PATH (repeatable; sample is the bundled sample) for a
+// run's dataset, a question also shows its text, reference answer, options
+// and gold evidence groups (each trace with its date and medium), and the
+// retrieved units holding gold traces are marked. It opens the store read-only, so it can serve a store a run is
 // writing; its pages fetch nothing from the network, escape every text of
 // a dataset or a model and never show a URL credential.
 //
