@@ -67,9 +67,9 @@ func syntheticRun(b *testing.B, n int) (*runstore.Store, string) {
 	return ro, spec.ID()
 }
 
-func benchPage(b *testing.B, n int, path func(id string) string) {
+func benchPage(b *testing.B, n int, opts viewer.Options, path func(id string) string) {
 	st, id := syntheticRun(b, n)
-	h := viewer.New(st, viewer.Options{})
+	h := viewer.New(st, opts)
 	p := path(id)
 	serve := func() {
 		rec := httptest.NewRecorder()
@@ -88,23 +88,50 @@ func benchPage(b *testing.B, n int, path func(id string) string) {
 // BenchmarkRunPage renders page 1 of a 1,000-question run (summary,
 // breakdowns, 100 rows).
 func BenchmarkRunPage(b *testing.B) {
-	benchPage(b, 1000, func(id string) string { return "/run/" + id })
+	benchPage(b, 1000, viewer.Options{}, func(id string) string { return "/run/" + id })
 }
 
 // BenchmarkRunPageFiltered searches, filters and sorts a 1,000-question run.
 func BenchmarkRunPageFiltered(b *testing.B) {
-	benchPage(b, 1000, func(id string) string { return "/run/" + id + "?q=question+7&outcome=allany1&sort=judge&desc=1" })
+	benchPage(b, 1000, viewer.Options{}, func(id string) string { return "/run/" + id + "?q=question+7&outcome=allany1&sort=judge&desc=1" })
 }
 
 // BenchmarkQuestionPage renders a question of a 1,000-question run, with
 // its prev/next links under a filter.
 func BenchmarkQuestionPage(b *testing.B) {
-	benchPage(b, 1000, func(id string) string {
+	benchPage(b, 1000, viewer.Options{}, func(id string) string {
 		return "/run/" + id + "/q?" + url.Values{"c": {"p00"}, "qid": {"q00500"}, "outcome": {"allany0"}}.Encode()
 	})
 }
 
 // BenchmarkRunPage10k renders page 50 of a 10,000-question run.
 func BenchmarkRunPage10k(b *testing.B) {
-	benchPage(b, 10000, func(id string) string { return "/run/" + id + "?page=50" })
+	benchPage(b, 10000, viewer.Options{}, func(id string) string { return "/run/" + id + "?page=50" })
+}
+
+// BenchmarkRunPageUncached renders page 1 of a 1,000-question run reading
+// the run's progress from the store on every request (Refresh < 0).
+func BenchmarkRunPageUncached(b *testing.B) {
+	benchPage(b, 1000, viewer.Options{Refresh: -1}, func(id string) string { return "/run/" + id })
+}
+
+// BenchmarkQuestionPageUncached is BenchmarkQuestionPage reading the
+// run's progress from the store on every request.
+func BenchmarkQuestionPageUncached(b *testing.B) {
+	benchPage(b, 1000, viewer.Options{Refresh: -1}, func(id string) string {
+		return "/run/" + id + "/q?" + url.Values{"c": {"p00"}, "qid": {"q00500"}, "outcome": {"allany0"}}.Encode()
+	})
+}
+
+// BenchmarkRunPageCold is the first request of a 1,000-question run in a
+// fresh viewer: the records read and decoded, summarized and broken down.
+func BenchmarkRunPageCold(b *testing.B) {
+	st, id := syntheticRun(b, 1000)
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		viewer.New(st, viewer.Options{}).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/run/"+id, nil))
+		if rec.Code != http.StatusOK {
+			b.Fatal(rec.Code)
+		}
+	}
 }
