@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/reports"
@@ -175,6 +176,15 @@ func (v *viewer) comparePage(w http.ResponseWriter, r *http.Request) {
 	metrics := []string{"Recall-Flat", "All-All", "All-Any", "Any-All", "Any-Any"}
 	metrics = append(metrics, cols.JudgeNames()...)
 	metrics = append(metrics, cols.VerdictNames()...)
+	paired, err := reports.Compare([]*record.Result{a.result(), b.result()},
+		reports.CompareOptions{Metrics: []string{metric}, Resamples: 2000, Seed: 1})
+	var pairedTable *analysis.Table
+	var pairedNote string
+	if err == nil {
+		pairedTable, pairedNote = &paired.Table, paired.Note
+	} else {
+		pairedNote = err.Error()
+	}
 	var opts []option
 	for _, m := range metrics {
 		opts = append(opts, option{m, m, m == metric})
@@ -186,7 +196,17 @@ func (v *viewer) comparePage(w http.ResponseWriter, r *http.Request) {
 		Metrics       []option
 		Fixed, Broken []flipRow
 		MeanA, MeanB  string
-	}{"compare", v.runRowOf(a), v.runRowOf(b), metric, opts, fixed, broken, meanCell(a.sum, metric), meanCell(b.sum, metric)})
+		Paired        *analysis.Table
+		PairedNote    string
+	}{"compare", v.runRowOf(a), v.runRowOf(b), metric, opts, fixed, broken, meanCell(a.sum, metric), meanCell(b.sum, metric),
+		pairedTable, pairedNote})
+}
+
+// result is the run as a record.Result.
+func (d *runData) result() *record.Result {
+	i := d.info
+	return &record.Result{ID: i.ID, Spec: i.Spec, Label: cmpOr(i.Label, shortID(i.ID)), Dataset: i.Spec.Dataset,
+		Fingerprint: i.Spec.Fingerprint, System: i.Spec.System, Reader: i.Spec.Reader, K: i.Spec.K, Records: d.recs}
 }
 
 func answerOf(r record.Record) string {

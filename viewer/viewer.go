@@ -116,7 +116,7 @@ func New(st *runstore.Store, opts Options) http.Handler {
 
 func (v *viewer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Content-Security-Policy", "default-src 'self'")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'")
 	v.mux.ServeHTTP(w, r)
 }
 

@@ -286,6 +286,9 @@ func TestCompare(t *testing.T) {
 	if n := strings.Count(body, `<tr class="flip">`); n == 0 {
 		t.Errorf("no flip rows")
 	}
+	if !strings.Contains(body, "McNemar") {
+		t.Error("the compare page lacks the paired test of All-Any")
+	}
 	link := regexp.MustCompile(`<a href="(/compare/q\?[^"]+)">`).FindStringSubmatch(body)
 	if link == nil {
 		t.Fatal("no link to a flipped question")
