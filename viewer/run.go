@@ -285,6 +285,16 @@ func (v *viewer) runPage(w http.ResponseWriter, r *http.Request) {
 	}
 	status, _ := v.status(d.info)
 	summary, bds := d.tables()
+	sortURL := map[string]string{}
+	for _, c := range sortColumns {
+		g := f
+		g.Sort, g.Desc = c.Value, c.Value == f.Sort && !f.Desc
+		u := runURL(d.info.ID)
+		if q := g.Query(); q != "" {
+			u += "?" + q
+		}
+		sortURL[c.Value] = u + "#questions"
+	}
 	v.render(w, http.StatusOK, "run", struct {
 		Title      string
 		Run        runRow
@@ -302,9 +312,10 @@ func (v *viewer) runPage(w http.ResponseWriter, r *http.Request) {
 		Page       int
 		Pages      int
 		Prev, Next string
+		SortURL    map[string]string
 	}{"run " + shortID(d.info.ID), v.runRowOf(d), status, summary, bds, f,
 		options(slices.Sorted(maps.Keys(tasks)), f.Task, "any"), options(slices.Sorted(maps.Keys(dims)), f.Dim, "any"),
-		outs, sorts, rows, len(idx), len(d.recs), page, pages, prev, next})
+		outs, sorts, rows, len(idx), len(d.recs), page, pages, prev, next, sortURL})
 }
 
 func (v *viewer) runRowOf(d *runData) runRow {

@@ -71,6 +71,16 @@ func newFixture(t testing.TB) *fixture {
 	recs := []record.Record{hostile(), {QuestionID: "plain", CorpusID: "c1", Task: "t2", System: "flat", K: 10,
 		Failure: "reader: timeout"}}
 	f.bad = putRun(t, st, "hostile", recs)
+	// A run in progress: its lease held, one of its two records written.
+	live := record.Spec{Dataset: "synthetic", Fingerprint: "live", Questions: 2, QuestionsHash: "live", System: "flat", K: 10}
+	lease, err := st.Begin(context.Background(), live, "live", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lease.Release(retrieval.Meter{}, 0) })
+	if err := st.Put(context.Background(), live.ID(), 0, 1, record.Record{QuestionID: "first", CorpusID: "c1", K: 10}); err != nil {
+		t.Fatal(err)
+	}
 	ro, err := runstore.OpenReadOnly(path)
 	if err != nil {
 		t.Fatal(err)
@@ -142,13 +152,14 @@ func TestRunsPage(t *testing.T) {
 			t.Errorf("runs page has no link to run %s", id)
 		}
 	}
-	for _, want := range []string{"bm25 k=1", "bm25 k=10", "complete", "1 failed", "54 / 54", "All-Any", `name="a"`} {
+	for _, want := range []string{"bm25 k=1", "bm25 k=10", "complete", "1 failed", "54 / 54", "All-Any", `name="a"`,
+		`<td class="ok">running</td><td class="r">1 / 2</td>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("runs page lacks %q", want)
 		}
 	}
-	if n := strings.Count(body, `<tr class="run">`); n != 3 {
-		t.Errorf("runs page has %d runs, want 3", n)
+	if n := strings.Count(body, `<tr class="run">`); n != 4 {
+		t.Errorf("runs page has %d runs, want 4", n)
 	}
 }
 
@@ -178,9 +189,19 @@ func TestRunPageFiltersSearchAndPages(t *testing.T) {
 	if n := rows(byTask); n == 0 || n >= 54 {
 		t.Errorf("task %q lists %d questions, want fewer than 54 and some", task[1], n)
 	}
-	// Sorting reorders without losing questions.
-	if n := rows(get(t, f.srv, base+"?sort=mrr&desc=1", 200)); n != 54 {
+	// Sorting reorders without losing questions: by MRR descending, the
+	// first row has the highest MRR; the column's header link sorts
+	// ascending again.
+	desc := get(t, f.srv, base+"?sort=mrr&desc=1", 200)
+	if n := rows(desc); n != 54 {
 		t.Errorf("sorted by MRR: %d questions, want 54", n)
+	}
+	mrr := regexp.MustCompile(`<tr class="q">(?:<td[^>]*>.*?</td>){7}<td class="r">([0-9.]+)</td>`)
+	if m := mrr.FindAllStringSubmatch(strings.ReplaceAll(desc, "\n", ""), -1); len(m) < 2 || m[0][1] < m[len(m)-1][1] {
+		t.Errorf("sorted by MRR descending: first and last MRR %v", m)
+	}
+	if !strings.Contains(desc, `href="/run/`+f.k1+`?sort=mrr#questions"`) {
+		t.Error("the MRR header of a list sorted by MRR descending does not sort it ascending")
 	}
 	// Pagination: a page size of 20 over 54 questions makes 3 pages.
 	ro, err := runstore.OpenReadOnly(f.path)
@@ -320,15 +341,15 @@ func TestUnknownRun(t *testing.T) {
 // added to a run shows on its page.
 func TestStoreWrittenWhileServed(t *testing.T) {
 	f := newFixture(t)
-	if n := strings.Count(get(t, f.srv, "/", 200), `<tr class="run">`); n != 3 {
-		t.Fatalf("%d runs before the write, want 3", n)
+	if n := strings.Count(get(t, f.srv, "/", 200), `<tr class="run">`); n != 4 {
+		t.Fatalf("%d runs before the write, want 4", n)
 	}
 	late := hostile()
 	late.QuestionID = "late one"
 	id := putRun(t, f.writer, "late", []record.Record{late})
 	body := get(t, f.srv, "/", 200)
-	if n := strings.Count(body, `<tr class="run">`); n != 4 || !strings.Contains(body, id) {
-		t.Errorf("%d runs after the write, want 4 with %s", n, id)
+	if n := strings.Count(body, `<tr class="run">`); n != 5 || !strings.Contains(body, id) {
+		t.Errorf("%d runs after the write, want 5 with %s", n, id)
 	}
 	if !strings.Contains(get(t, f.srv, "/run/"+id, 200), "late one") {
 		t.Error("the new run's page lacks its question")
