@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/record"
@@ -24,6 +25,9 @@ type runRow struct {
 	LLM   string
 	Spend string
 	Err   string
+	// Pending is set when the means are not computed yet (the runs page's
+	// time budget ran out).
+	Pending bool
 }
 
 // runsMetrics are the columns of means on the runs page.
@@ -36,14 +40,27 @@ func (v *viewer) runsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rows := make([]runRow, 0, len(infos))
+	start, pending, read := time.Now(), 0, false
 	for _, info := range infos {
-		rows = append(rows, v.runRow(info))
+		// Reading a run's records for its means is what costs: past the
+		// budget (once one run was read), only the runs already read show
+		// theirs.
+		load := !read || v.opts.MeansBudget < 0 || time.Since(start) < v.opts.MeansBudget
+		if load && v.cached(info) == nil {
+			read = true
+		}
+		row := v.runRow(info, load)
+		if row.Pending {
+			pending++
+		}
+		rows = append(rows, row)
 	}
 	v.render(w, http.StatusOK, "runs", struct {
 		Title, Store string
 		Metrics      []string
 		Runs         []runRow
-	}{"runs", v.st.Path(), runsMetrics, rows})
+		Pending      int
+	}{"runs", v.st.Path(), runsMetrics, rows, pending})
 }
 
 // running reports whether a process holds the run and renewed its lease
@@ -52,7 +69,9 @@ func (v *viewer) running(info runstore.RunInfo) bool {
 	return info.Owner != "" && !info.Heartbeat.IsZero() && v.opts.Now().Sub(info.Heartbeat) < 2*runstore.LeaseTimeout
 }
 
-func (v *viewer) runRow(info runstore.RunInfo) runRow {
+// runRow is info's row; its means are left out (Pending) unless its
+// records were read already or load is true.
+func (v *viewer) runRow(info runstore.RunInfo, load bool) runRow {
 	row := runRow{ID: info.ID, Label: info.Label, Dataset: info.Spec.Dataset, System: info.Spec.System,
 		Reader: info.Spec.Reader, Judges: strings.Join(info.Spec.Judges, ", "), Code: info.CodeVersion,
 		Updated: date(info.Updated), K: info.Spec.K, Done: info.Done, Failed: info.Failed, Questions: info.Questions}
@@ -61,10 +80,17 @@ func (v *viewer) runRow(info runstore.RunInfo) runRow {
 	if calls := m.IngestCalls + m.QueryCalls; calls > 0 || m.IngestEmbeds+m.QueryEmbeds > 0 {
 		row.Spend = fmt.Sprintf("%d calls, %d tokens, %d embeds", calls, m.IngestTokens+m.QueryTokens, m.IngestEmbeds+m.QueryEmbeds)
 	}
-	d, err := v.loadInfo(info)
-	if err != nil {
-		row.Err = err.Error()
+	d := v.cached(info)
+	if d == nil && !load {
+		row.Pending = true
 		return row
+	}
+	if d == nil {
+		var err error
+		if d, err = v.loadInfo(info); err != nil {
+			row.Err = err.Error()
+			return row
+		}
 	}
 	for _, name := range runsMetrics {
 		row.Means = append(row.Means, meanCell(d.sum, name))

@@ -40,6 +40,10 @@ type Options struct {
 	// reference answer, options and gold evidence, and marks the retrieved
 	// units holding gold traces (the records keep no gold ids).
 	Datasets []*datasets.Dataset
+	// MeansBudget is how long the runs page may spend reading the records
+	// of runs it has not read yet to show their means (0 = 2 s; negative =
+	// no limit): past it, the other runs show theirs on a later reload.
+	MeansBudget time.Duration
 }
 
 // viewer is the http.Handler New returns.
@@ -93,6 +97,9 @@ func New(st *runstore.Store, opts Options) http.Handler {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.MeansBudget == 0 {
+		opts.MeansBudget = 2 * time.Second
 	}
 	if opts.Refresh == 0 {
 		opts.Refresh = 2 * time.Second
@@ -168,18 +175,27 @@ func (v *viewer) read(id string) ([]runstore.RunInfo, error) {
 	return infos, nil
 }
 
-func (v *viewer) loadInfo(info runstore.RunInfo) (*runData, error) {
+// cached returns the run's records as read, nil when they were not read
+// or the run changed since.
+func (v *viewer) cached(info runstore.RunInfo) *runData {
 	v.mu.Lock()
 	d := v.cache[info.ID]
 	v.mu.Unlock()
 	if d != nil && d.info.Updated.Equal(info.Updated) && d.info.Done == info.Done && d.info.Failed == info.Failed {
+		return d
+	}
+	return nil
+}
+
+func (v *viewer) loadInfo(info runstore.RunInfo) (*runData, error) {
+	if d := v.cached(info); d != nil {
 		return d, nil
 	}
 	recs, err := v.st.Records(info.ID)
 	if err != nil {
 		return nil, err
 	}
-	d = &runData{info: info, recs: recs, hay: make([]string, len(recs))}
+	d := &runData{info: info, recs: recs, hay: make([]string, len(recs))}
 	ix := v.ds.of(info.Spec.Fingerprint)
 	for i, r := range recs {
 		d.hay[i] = searchText(r)

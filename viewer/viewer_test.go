@@ -400,3 +400,26 @@ func TestGoldFromDataset(t *testing.T) {
 		t.Errorf("searching %q (of the question's text) finds nothing", word)
 	}
 }
+
+// TestRunsPageBudget: past its time budget the runs page leaves the means
+// of the runs it has not read out, and each reload reads more.
+func TestRunsPageBudget(t *testing.T) {
+	f := newFixture(t)
+	ro, err := runstore.OpenReadOnly(f.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	srv := httptest.NewServer(viewer.New(ro, viewer.Options{MeansBudget: time.Nanosecond}))
+	defer srv.Close()
+	pending := regexp.MustCompile(`The means of (\d+) runs are not read yet`)
+	for _, want := range []string{"3", "2", "1"} {
+		m := pending.FindStringSubmatch(get(t, srv, "/", 200))
+		if m == nil || m[1] != want {
+			t.Fatalf("pending runs %v, want %s", m, want)
+		}
+	}
+	if strings.Contains(get(t, srv, "/", 200), `id="pending"`) {
+		t.Error("every run read, the page still says some are pending")
+	}
+}
