@@ -98,7 +98,8 @@ func hostile() record.Record {
 		Hits: []retrieval.Hit{{UnitID: "u<b>1", TraceIDs: []string{"t1"}, Score: 2.5, Text: evilAnswer, Kind: "chunk",
 			Time: time.Date(2024, 1, 2, 3, 4, 0, 0, time.UTC)}},
 		Scores: []record.Score{{Metric: judge.MetricKnowMeScore, Value: 1, Min: 0, Max: 5, Kind: record.KindLLMJudge,
-			Judge: "knowme/memlab", Model: "m", Explanation: "<script>alert(1)</script> because"}},
+			Judge: "knowme/memlab", Model: "m", Explanation: "<script>alert(1)</script> because",
+			Raw: `{"score": 1, "why": "<script>alert(1)</script> raw reply"}`, Attempts: 2}},
 		Latency: 1500 * time.Millisecond}
 }
 
@@ -269,7 +270,7 @@ func TestEscaping(t *testing.T) {
 	}
 	q := get(t, f.srv, pages["question"], 200)
 	for _, want := range []string{strings.Repeat("y", 20000), "u&lt;b&gt;1", "2024-01-02 03:04", "knowme/memlab", "because",
-		"A / B", "1.500 s", "not marked gold"} {
+		"A / B", "1.500 s", "not marked gold", "raw reply", "(2 calls)"} {
 		if !strings.Contains(q, want) {
 			t.Errorf("question page lacks %.60q", want)
 		}
