@@ -11,6 +11,7 @@ import (
 
 // dsIndex is a dataset's questions and traces by corpus and id.
 type dsIndex struct {
+	data      *datasets.Dataset
 	questions map[string]*datasets.Question
 	traces    map[string]*datasets.Trace
 }
@@ -28,7 +29,7 @@ func (x *datasetsIndex) of(fingerprint string) *dsIndex {
 	x.once.Do(func() {
 		x.by = map[string]*dsIndex{}
 		for _, d := range x.list {
-			ix := &dsIndex{questions: map[string]*datasets.Question{}, traces: map[string]*datasets.Trace{}}
+			ix := &dsIndex{data: d, questions: map[string]*datasets.Question{}, traces: map[string]*datasets.Trace{}}
 			for i := range d.Questions {
 				q := &d.Questions[i]
 				ix.questions[key(q.CorpusID, q.ID)] = q

@@ -351,12 +351,17 @@ type breakdown struct {
 	Table analysis.Table
 }
 
-// breakdowns are a run's means by task, dimension, level and persona,
-// leaving out a grouping with one group only.
+// breakdowns are a run's means by task, dimension, level, persona and,
+// with the dataset loaded, evidence medium, leaving out a grouping with
+// one group only.
 func breakdowns(d *runData) []breakdown {
 	var out []breakdown
-	for _, by := range []string{reports.ByTask, reports.ByDimension, reports.ByLevel, reports.ByPersona} {
-		sums, err := reports.Breakdown(nil, d.recs, by)
+	by := []string{reports.ByTask, reports.ByDimension, reports.ByLevel, reports.ByPersona}
+	if d.data != nil {
+		by = append(by, reports.ByMedium)
+	}
+	for _, by := range by {
+		sums, err := reports.Breakdown(d.data, d.recs, by)
 		if err != nil || len(sums) < 2 {
 			continue
 		}

@@ -74,6 +74,8 @@ type runData struct {
 	// hay is each record's search text, lower-cased.
 	hay []string
 	sum reports.Summary
+	// data is the run's dataset when loaded (Options.Datasets), else nil.
+	data *datasets.Dataset
 	// tables are the run page's summary and breakdown tables, made once.
 	tablesOnce sync.Once
 	summary    []analysis.Table
@@ -197,6 +199,9 @@ func (v *viewer) loadInfo(info runstore.RunInfo) (*runData, error) {
 	}
 	d := &runData{info: info, recs: recs, hay: make([]string, len(recs))}
 	ix := v.ds.of(info.Spec.Fingerprint)
+	if ix != nil {
+		d.data = ix.data
+	}
 	for i, r := range recs {
 		d.hay[i] = searchText(r)
 		if ix != nil {

@@ -171,7 +171,7 @@ func TestRunPageFiltersSearchAndPages(t *testing.T) {
 	if n := rows(all); n != 54 {
 		t.Fatalf("run page lists %d questions, want the sample's 54", n)
 	}
-	for _, want := range []string{"Recall-Flat", "By task", "54 of 54 questions"} {
+	for _, want := range []string{"Recall-Flat", "By task", "By medium", "54 of 54 questions"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("run page lacks %q", want)
 		}
