@@ -17,6 +17,7 @@
 //	memlab runs show [flags] RUN
 //	memlab runs diff [flags] RUN_A RUN_B
 //	memlab runs export [flags] RUN...
+//	memlab view [flags]
 //	memlab rejudge [flags] -data PATH -name NAME RUN
 //	memlab calibrate [flags] -data PATH
 //	memlab reproduce [flags] MANIFEST
@@ -182,6 +183,25 @@
 // question of each run, a run_id column first, scores as columns with
 // snake_case names, undefined ones empty; see reports.WriteRunsCSV) or
 // JSONL (the full records, each with its run_id), to stdout or -o FILE.
+//
+// # view
+//
+// view serves a read-only web viewer of the run store ($MEMLAB_RUNS, else
+// runs.db beside the model call cache; -store PATH names another) on
+// -addr (default 127.0.0.1:8765, loopback only) until interrupted: the runs
+// with their status and means (pick two to compare), a run's summary and
+// breakdown tables and its questions filtered by task, dimension and
+// outcome (All-Any = 0, failed, abstained, an LLM judge's score <= 2),
+// searched, sorted and paginated, a question's record (the answer, every
+// score with the judge's explanation, usage, the ranked retrieval; j and k
+// go to the next and previous question under the filter), and the
+// questions whose outcome flipped between two runs with their rankings side
+// by side. With -data PATH (repeatable; sample is the bundled sample) for a
+// run's dataset, a question also shows its text, reference answer, options
+// and gold evidence groups (each trace with its date and medium), and the
+// retrieved units holding gold traces are marked. It opens the store read-only, so it can serve a store a run is
+// writing; its pages fetch nothing from the network, escape every text of
+// a dataset or a model and never show a URL credential.
 //
 // # rejudge
 //

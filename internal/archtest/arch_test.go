@@ -35,6 +35,8 @@ var mustNotImport = map[string][]string{
 		"formats", "kernel", "stdlib", "cmd"},
 	"display": {"datasets", "retrieval", "generate", "judge", "runs", "record", "runstore", "reports", "formats", "kernel",
 		"stdlib", "cmd"},
+	// The viewer reads a run store; it never runs anything.
+	"viewer": {"runs", "grid", "kernel", "display", "stdlib", "cmd", "catalog"},
 }
 
 // mayImportOnly lists, for a package, the only module packages its
@@ -77,6 +79,8 @@ var onlyImportedBy = map[string][]string{
 	// Components by name sit above the domain packages: only what runs
 	// experiments, keeps or shows their results may name components.
 	"catalog": {"runs", "record", "runstore", "reports", "formats", "cmd", "stdlib", "grid"},
+	// The run store's web viewer is served by the command line only.
+	"viewer": {"cmd"},
 	// Test fixtures: imported by test files only.
 	"internal/runtest":     {},
 	"internal/browsertest": {},
