@@ -118,6 +118,9 @@ func cmdGrid(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "memlab grid: wrote %s\n", *tidy)
 	}
+	if h := sf.viewHint(); h != "" {
+		fmt.Fprintf(stderr, "memlab grid: %s\n", h)
+	}
 	var failed []error
 	for _, p := range set.Points {
 		if p.Err != nil {

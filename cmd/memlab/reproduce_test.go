@@ -27,6 +27,9 @@ func TestRunWritesAManifestAndReproduceFindsItIdentical(t *testing.T) {
 	if !strings.Contains(stderr, manifest) {
 		t.Fatalf("run did not report the manifest:\n%s", stderr)
 	}
+	if !strings.Contains(stderr, "memlab view -store "+store+" opens these runs") {
+		t.Errorf("run does not say how to open its runs in the viewer:\n%s", stderr)
+	}
 	code, out, stderr := memlab(t, "reproduce", manifest)
 	if code != 0 || !strings.Contains(out, "identical: 1 runs") {
 		t.Fatalf("reproduce: exit %d\n%s\n%s", code, out, stderr)

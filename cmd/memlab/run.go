@@ -148,6 +148,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "memlab run: manifest: %v\n", merr)
 		} else if p != "" {
 			fmt.Fprintf(stderr, "memlab run: wrote %s (memlab reproduce %s reruns and compares)\n", p, p)
+			fmt.Fprintf(stderr, "memlab run: %s\n", sf.viewHint())
 		}
 		var used []*record.Result
 		for _, r := range touched {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/memlab/memlab/display"
 	"github.com/memlab/memlab/record"
@@ -138,4 +139,33 @@ func showEstimate(r *record.Result) {
 	}
 	display.Markdown("Dry run (MEMLAB_DRY_RUN=1): no question is asked; estimated cost\n\n" +
 		reports.EstimateTable([]*record.Estimate{r.Estimate}).Markdown())
+}
+
+// viewHint is the line that tells how to open the runs of a store in the
+// viewer (memlab view), "" when nothing is stored.
+func (f storeFlags) viewHint() string {
+	if *f.noStore {
+		return ""
+	}
+	if *f.path == "" {
+		return "memlab view opens these runs in a browser (the default run store)"
+	}
+	return fmt.Sprintf("memlab view -store %s opens these runs in a browser", shellQuote(*f.path))
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but plain
+// path characters.
+func shellQuote(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || r == ':' || r == '=' ||
+			'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -140,6 +140,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stderr, "memlab sweep: wrote %s and %s\n", filepath.Join(dir, "sweep.md"), filepath.Join(dir, "sweep.csv"))
+	if h := sf.viewHint(); h != "" {
+		fmt.Fprintf(stderr, "memlab sweep: %s\n", h)
+	}
 	if err := sw.Err(); err != nil {
 		return err
 	}

@@ -19,6 +19,9 @@ func TestSweepThreeByTwo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
+	if !strings.Contains(stderr, "memlab view -store "+store+" opens these runs") {
+		t.Errorf("sweep does not say how to open its runs in the viewer:\n%s", stderr)
+	}
 	f, err := os.Open(filepath.Join(out, "sweep.csv"))
 	if err != nil {
 		t.Fatal(err)

@@ -128,13 +128,14 @@ func short(page string) string {
 }
 
 // Step is one action of a Session: exactly one of Goto (a URL), Click (a
-// selector: a link or button, waiting for the page it loads), Fill or
-// Select (a selector, with Value), Press (a key: "j", "Enter"), Text (record
-// the page's visible text) or Shot (a full-page PNG screenshot to this
-// file).
+// selector: a link or button, waiting up to 30 s for the page it loads),
+// Check (a radio button or checkbox), Fill or Select (a selector, with
+// Value), Press (a key: "j", "Enter"), Text (record the page's visible
+// text) or Shot (a full-page PNG screenshot to this file).
 type Step struct {
 	Goto   string `json:"goto,omitempty"`
 	Click  string `json:"click,omitempty"`
+	Check  string `json:"check,omitempty"`
 	Fill   string `json:"fill,omitempty"`
 	Select string `json:"select,omitempty"`
 	Value  string `json:"value,omitempty"`

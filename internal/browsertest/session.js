@@ -3,6 +3,7 @@
 // STEPS.json is {"width": W, "height": H, "steps": [step...]}, a step one of
 //   {"goto": URL}                    load a page
 //   {"click": SELECTOR}              click (a link or button; waits for the load)
+//   {"check": SELECTOR}              tick a radio button or checkbox
 //   {"fill": SELECTOR, "value": V}   type V into an input
 //   {"select": SELECTOR, "value": V} choose an option of a <select>
 //   {"press": KEY}                   press a key on the page (waits for a load it starts)
@@ -49,6 +50,8 @@ async function main() {
         } else if (s.click) {
           await Promise.all([page.waitForNavigation({ timeout: 30000 }).catch(() => null), page.click(s.click, { timeout: 10000 })]);
           await settle(page);
+        } else if (s.check) {
+          await page.check(s.check, { timeout: 10000 });
         } else if (s.fill) {
           await page.fill(s.fill, s.value || '', { timeout: 10000 });
         } else if (s.select) {
