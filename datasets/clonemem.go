@@ -58,17 +58,9 @@ var (
 
 // cloneMem loads the root as a CloneMem persona file or a directory of them.
 func (l *loader) cloneMem() (*Dataset, error) {
-	var files []string
-	if l.isFile {
-		files = []string{path.Base(l.root)}
-	} else {
-		var err error
-		if files, err = l.jsonFiles(l.root); err != nil {
-			return nil, err
-		}
-		if len(files) == 0 {
-			return nil, l.errf("no CloneMem persona files: found no .json file")
-		}
+	files, err := l.datasetFiles("CloneMem persona files")
+	if err != nil {
+		return nil, err
 	}
 	d := &Dataset{Format: FormatCloneMem}
 	seen := map[string]bool{} // corpus ids

@@ -565,6 +565,24 @@ func (l *loader) jsonFiles(dir string) ([]string, error) {
 	return out, nil
 }
 
+// datasetFiles lists the files of a format whose dataset is one .json
+// file or a directory of them: the root itself when it is a file, else the
+// .json files under it (an error naming what, e.g. "CloneMem persona
+// files", when there is none).
+func (l *loader) datasetFiles(what string) ([]string, error) {
+	if l.isFile {
+		return []string{path.Base(l.root)}, nil
+	}
+	files, err := l.jsonFiles(l.root)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, l.errf("no %s: found no .json file", what)
+	}
+	return files, nil
+}
+
 // --- value helpers shared by the loaders ---
 
 // idString renders an id: strings as written, integers in decimal, other

@@ -89,17 +89,9 @@ func isLoCoMo(v any) bool {
 // trace at its session's time, each question a Question (never dated:
 // LoCoMo asks after the whole conversation).
 func (l *loader) loCoMo() (*Dataset, error) {
-	var files []string
-	if l.isFile {
-		files = []string{path.Base(l.root)}
-	} else {
-		var err error
-		if files, err = l.jsonFiles(l.root); err != nil {
-			return nil, err
-		}
-		if len(files) == 0 {
-			return nil, l.errf("no LoCoMo conversation files: found no .json file")
-		}
+	files, err := l.datasetFiles("LoCoMo conversation files")
+	if err != nil {
+		return nil, err
 	}
 	d := &Dataset{Format: FormatLoCoMo}
 	seen := map[string]bool{}

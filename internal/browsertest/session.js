@@ -11,13 +11,10 @@
 //   {"shot": FILE}                   a full-page PNG screenshot
 // OUT.json is a list with, per step, {"url": ..., "text": ...} (text for
 // text steps only). It is driven by the Go package internal/browsertest
-// (Session); the flags keep Chromium off the network.
+// (Session); launch.js keeps Chromium off the network.
 'use strict';
-const { chromium } = require('playwright-core');
 const fs = require('fs');
-const os = require('os');
-const path = require('path');
-
+const { launch } = require('./launch');
 async function settle(page) {
   await page.waitForLoadState('load', { timeout: 30000 });
 }
@@ -29,16 +26,7 @@ async function main() {
     process.exit(2);
   }
   const spec = JSON.parse(fs.readFileSync(stepsFile, 'utf8'));
-  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'memlab-chromium-'));
-  const ctx = await chromium.launchPersistentContext(userDir, {
-    executablePath: process.env.MEMLAB_CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: spec.width || 1280, height: spec.height || 800 },
-    deviceScaleFactor: 1,
-    timeout: 60000,
-  });
+  const { ctx, close } = await launch(spec.width || 1280, spec.height || 800);
   const results = [];
   try {
     const page = ctx.pages()[0] || await ctx.newPage();
@@ -71,8 +59,7 @@ async function main() {
       }
     }
   } finally {
-    await ctx.close();
-    fs.rmSync(userDir, { recursive: true, force: true });
+    await close();
   }
   fs.writeFileSync(out, JSON.stringify(results));
 }
