@@ -1,12 +1,20 @@
 package viewer_test
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/memlab/memlab/internal/browsertest"
+	"github.com/memlab/memlab/record"
+	"github.com/memlab/memlab/runstore"
+	"github.com/memlab/memlab/viewer"
 )
 
 // TestInChromium uses the viewer as a person would, in headless Chromium:
@@ -62,5 +70,54 @@ func TestInChromium(t *testing.T) {
 	}
 	if strings.Contains(seen[14].Text, "evil") {
 		t.Errorf("a search for a word in no question lists questions:\n%s", seen[14].Text)
+	}
+}
+
+// TestLiveInChromium: the runs page and the page of a run in progress
+// show a record written while they are open, without a reload (the URL
+// stays, the page's content is fetched again).
+func TestLiveInChromium(t *testing.T) {
+	f := newFixture(t)
+	ro, err := runstore.OpenReadOnly(f.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	// The second record is written once the browser has the run's page.
+	opened := make(chan struct{})
+	var once sync.Once
+	h := viewer.New(ro, viewer.Options{Refresh: -1})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		if r.URL.Path == "/run/"+f.live {
+			once.Do(func() { close(opened) })
+		}
+	}))
+	defer srv.Close()
+	go func() {
+		select {
+		case <-opened:
+		case <-time.After(time.Minute):
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+		rec := record.Record{QuestionID: "second", CorpusID: "c1", K: 10}
+		if err := f.writer.Put(context.Background(), f.live, 1, 1, rec); err != nil {
+			t.Errorf("writing the second record: %v", err)
+		}
+	}()
+	seen := browsertest.Session(t, 1280, 900,
+		browsertest.Step{Goto: srv.URL + "/", Text: true},
+		browsertest.Step{Goto: srv.URL + "/run/" + f.live, Text: true},
+		browsertest.Step{Wait: 8000, Text: true},
+	)
+	if !strings.Contains(seen[0].Text, "live") || !strings.Contains(seen[0].Text, "1 / 2") {
+		t.Errorf("the runs page does not show the live run at 1 / 2:\n%s", seen[0].Text)
+	}
+	if !strings.Contains(seen[1].Text, "updated live") || strings.Contains(seen[1].Text, "second") {
+		t.Errorf("the page of a run in progress, before the second record, does not say it updates or shows the record:\n%s", seen[1].Text)
+	}
+	if seen[2].URL != seen[1].URL || !strings.Contains(seen[2].Text, "second") {
+		t.Errorf("after the second record was written, the page (%s) does not show it:\n%s", seen[2].URL, seen[2].Text)
 	}
 }

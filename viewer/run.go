@@ -283,7 +283,7 @@ func (v *viewer) runPage(w http.ResponseWriter, r *http.Request) {
 	if page < pages {
 		next = pageURL(page + 1)
 	}
-	status, _ := v.status(d.info)
+	status, running := v.status(d.info)
 	summary, bds := d.tables()
 	sortURL := map[string]string{}
 	for _, c := range sortColumns {
@@ -313,9 +313,10 @@ func (v *viewer) runPage(w http.ResponseWriter, r *http.Request) {
 		Pages      int
 		Prev, Next string
 		SortURL    map[string]string
+		Live       bool
 	}{"run " + shortID(d.info.ID), v.runRowOf(d), status, summary, bds, f,
 		options(slices.Sorted(maps.Keys(tasks)), f.Task, "any"), options(slices.Sorted(maps.Keys(dims)), f.Dim, "any"),
-		outs, sorts, rows, len(idx), len(d.recs), page, pages, prev, next, sortURL})
+		outs, sorts, rows, len(idx), len(d.recs), page, pages, prev, next, sortURL, running})
 }
 
 func (v *viewer) runRowOf(d *runData) runRow {

@@ -55,12 +55,17 @@ func (v *viewer) runsPage(w http.ResponseWriter, r *http.Request) {
 		}
 		rows = append(rows, row)
 	}
+	live := pending > 0
+	for _, r := range rows {
+		live = live || r.Running
+	}
 	v.render(w, http.StatusOK, "runs", struct {
 		Title, Store string
 		Metrics      []string
 		Runs         []runRow
 		Pending      int
-	}{"runs", v.st.Path(), runsMetrics, rows, pending})
+		Live         bool
+	}{"runs", v.st.Path(), runsMetrics, rows, pending, live})
 }
 
 // running reports whether a process holds the run and renewed its lease

@@ -37,6 +37,9 @@ type fixture struct {
 	path         string
 	data         *datasets.Dataset
 	k1, k10, bad string
+	// live is the run in progress: its lease held, one of its two
+	// records written.
+	live string
 }
 
 func newFixture(t testing.TB) *fixture {
@@ -81,6 +84,7 @@ func newFixture(t testing.TB) *fixture {
 	if err := st.Put(context.Background(), live.ID(), 0, 1, record.Record{QuestionID: "first", CorpusID: "c1", K: 10}); err != nil {
 		t.Fatal(err)
 	}
+	f.live = live.ID()
 	ro, err := runstore.OpenReadOnly(path)
 	if err != nil {
 		t.Fatal(err)

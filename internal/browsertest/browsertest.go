@@ -130,8 +130,9 @@ func short(page string) string {
 // Step is one action of a Session: exactly one of Goto (a URL), Click (a
 // selector: a link or button, waiting up to 30 s for the page it loads),
 // Check (a radio button or checkbox), Fill or Select (a selector, with
-// Value), Press (a key: "j", "Enter"), Text (record the page's visible
-// text) or Shot (a full-page PNG screenshot to this file).
+// Value), Press (a key: "j", "Enter"), Wait (milliseconds, for a page that
+// updates itself), Text (record the page's visible text) or Shot (a
+// full-page PNG screenshot to this file).
 type Step struct {
 	Goto   string `json:"goto,omitempty"`
 	Click  string `json:"click,omitempty"`
@@ -140,6 +141,7 @@ type Step struct {
 	Select string `json:"select,omitempty"`
 	Value  string `json:"value,omitempty"`
 	Press  string `json:"press,omitempty"`
+	Wait   int    `json:"wait,omitempty"`
 	Text   bool   `json:"text,omitempty"`
 	Shot   string `json:"shot,omitempty"`
 }

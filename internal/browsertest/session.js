@@ -7,6 +7,7 @@
 //   {"fill": SELECTOR, "value": V}   type V into an input
 //   {"select": SELECTOR, "value": V} choose an option of a <select>
 //   {"press": KEY}                   press a key on the page (waits for a load it starts)
+//   {"wait": MS}                     wait MS milliseconds (a page that updates itself)
 //   {"text": true}                   record the page's URL and visible text
 //   {"shot": FILE}                   a full-page PNG screenshot
 // OUT.json is a list with, per step, {"url": ..., "text": ...} (text for
@@ -47,6 +48,8 @@ async function main() {
         } else if (s.press) {
           await Promise.all([page.waitForNavigation({ timeout: 5000 }).catch(() => null), page.keyboard.press(s.press)]);
           await settle(page);
+        } else if (s.wait) {
+          await page.waitForTimeout(s.wait);
         } else if (s.shot) {
           await page.screenshot({ path: s.shot, fullPage: true });
         }
