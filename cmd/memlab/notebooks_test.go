@@ -148,6 +148,36 @@ func TestKnowMeNotebookOnDataset1Offline(t *testing.T) {
 	noLLMNames(t, "knowme_table1", out)
 }
 
+// loCoMoData is the five LoCoMo conversations in shared/, beside the project.
+const loCoMoData = "../../../shared/datasets/locomo"
+
+// TestLoCoMoNotebookOffline: notebooks/locomo.go on the five conversations:
+// every offline system's recall per category (named by LoCoMo's official
+// numbering, said under the table), the proxies with adversarial questions
+// left out, and two figures.
+func TestLoCoMoNotebookOffline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs eight memory systems over 999 LoCoMo questions, about 15 s; skipped under -short")
+	}
+	if _, err := os.Stat(loCoMoData); err != nil {
+		t.Skipf("LoCoMo conversations not found at %s (they live in shared/, beside the project): %v", loCoMoData, err)
+	}
+	offlineEnv(t)
+	out, dir := runNotebook(t, "locomo", "-p", "data="+absPath(t, loCoMoData))
+	expect(t, "locomo", out,
+		`locomo: 5 conversations, 2760 turns, 999 questions; 20 defects`,
+		`\| Recall-Flat: point \\ task \| adversarial \| multi-hop \| open-domain \| single-hop \| temporal \|`,
+		`\| oracle \| 1\.000 \[1\.000, 1\.000\] \(n=237\) \| 1\.000 \[1\.000, 1\.000\] \(n=142\) \|`,
+		`\| timeline \| 0\.\d+ \[`, `Categories: LoCoMo's official numbering: 1 multi-hop`,
+		`\| Token F1 \(proxy\): point \\ task \|`, `neither the numerator nor the denominator`)
+	noLLMNames(t, "locomo", out)
+	for _, f := range []string{"locomo_recall_by_category.png", "locomo_recall_heatmap.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("figure %s: %v", f, err)
+		}
+	}
+}
+
 // fakeServer starts the in-repo fake OpenAI-compatible server and points
 // every role at it. Its rules make the judges' and the multiple-choice
 // reader's replies readable, so the judged cells hold counts of judged items;
