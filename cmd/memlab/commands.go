@@ -177,9 +177,11 @@ questions whose outcome flipped between two runs with their rankings side
 by side. With -data PATH (repeatable; sample is the bundled sample) for a
 run's dataset, a question also shows its text, reference answer, options
 and gold evidence groups (each trace with its date and medium), and the
-retrieved units holding gold traces are marked. It opens the store read-only, so it can serve a store a run is
-writing; its pages fetch nothing from the network, escape every text of
-a dataset or a model and never show a URL credential.`,
+retrieved units holding gold traces are marked. It opens the store
+read-only, so it can serve a store a run is writing: the runs page and
+the page of a run in progress update themselves every 3 s. Its pages
+fetch nothing from the network, escape every text of a dataset or a
+model and never show a URL credential.`,
 			run: func(c cmdIO, a []string) error { return cmdView(a, c.stderr) }},
 
 		{name: "rejudge", args: "-data PATH -name NAME RUN",
