@@ -21,6 +21,7 @@
 
 // %% [parameters]
 data := "../../shared/datasets/locomo" // LoCoMo: a conversation file, locomo10.json or a folder of conversations
+errata := ""                           // errata CSV applied to the dataset (datasets.ReadErrata); "" = none
 k := 10                                // retrieval depth
 systems := "flat(bm25),flat(dense:lsa),flat(hybrid:lsa),naive,recent,oracle,timeline,memos"
 seed := 1 // seed of the bootstrap intervals
@@ -29,6 +30,7 @@ seed := 1 // seed of the bootstrap intervals
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/display"
@@ -43,8 +45,11 @@ func must(err error) {
 		panic(err)
 	}
 }
-ds, err := datasets.LoadLoCoMo(data)
+ds, err := datasets.OpenWithErrata(data, errata, os.Stdout) // prints what the errata change
 must(err)
+if ds.Format != datasets.FormatLoCoMo {
+	panic(fmt.Sprintf("%s is %s data, not LoCoMo", data, ds.Format))
+}
 st := datasets.ComputeStats(ds)
 fmt.Printf("%s: %d conversations, %d turns, %d questions; %d defects in the validation report (memlab datasets validate %s)\n",
 	ds.Name, len(ds.Corpora), st.Traces, len(ds.Questions), len(ds.Report.Defects), data)
