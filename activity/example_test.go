@@ -14,7 +14,9 @@ func ExampleBegin() {
 	defer unwatch()
 
 	end := activity.Begin("bootstrapping %d runs", 4)
-	time.Sleep(activity.Delay + 200*time.Millisecond) // the slow work
+	for activity.Current() == "" { // the slow work, until it has lasted activity.Delay
+		time.Sleep(10 * time.Millisecond)
+	}
 	end()
 	// Output:
 	// shown: "bootstrapping 4 runs"

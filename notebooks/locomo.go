@@ -15,8 +15,8 @@
 // model-backed ones (`mem0`, `amem`) to `systems`. Retrieval is the trace-level recall of every
 // other notebook. The answer columns are memlab's offline proxies of an extractive reader, not
 // LoCoMo's F1 (the official script stems with NLTK's Porter stemmer) nor an LLM judge's "J"
-// score; adversarial questions without a reference answer (all but 2 of the five conversations'
-// 237) are in neither the numerator nor the denominator of a proxy (counted apart as "no
+// score; adversarial questions without a reference answer (in the released data, nearly all of
+// them) are in neither the numerator nor the denominator of a proxy (counted apart as "no
 // reference").
 
 // %% [parameters]
