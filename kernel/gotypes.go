@@ -125,6 +125,11 @@ func (im *symbolImporter) object(pkg *types.Package, name string, v reflect.Valu
 		return nil
 	}
 	switch {
+	case v.CanAddr():
+		// A variable: the extracted tables hold reflect.ValueOf(&X).Elem(),
+		// so its type is v's own, a pointer type included (os.Stdout is an
+		// *os.File, not an os.File).
+		return types.NewVar(token.NoPos, pkg, name, im.convert(v.Type()))
 	case v.Kind() == reflect.Func:
 		sig, ok := im.convert(v.Type()).(*types.Signature)
 		if !ok {
