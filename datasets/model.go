@@ -264,3 +264,29 @@ func (d *Dataset) OnlyCorpus(id string) (*Dataset, error) {
 	}
 	return &sub, nil
 }
+
+// Benchmark is the name of the benchmark whose schema a format is
+// ("CloneMem", "KnowMe-Bench", "LoCoMo"); the format itself when it is
+// none of them.
+func Benchmark(format string) string {
+	switch format {
+	case FormatCloneMem:
+		return "CloneMem"
+	case FormatKnowMe:
+		return "KnowMe-Bench"
+	case FormatLoCoMo:
+		return "LoCoMo"
+	}
+	return format
+}
+
+// Title names the dataset in a table's header: its benchmark and its name
+// ("KnowMe-Bench dataset1", "CloneMem sample"), the benchmark alone when
+// the name only repeats it ("LoCoMo" for a dataset named "locomo").
+func (d *Dataset) Title() string {
+	b := Benchmark(d.Format)
+	if d.Name == "" || strings.EqualFold(strings.ReplaceAll(d.Name, "-", ""), strings.ReplaceAll(b, "-", "")) {
+		return b
+	}
+	return b + " " + d.Name
+}

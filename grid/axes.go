@@ -2,8 +2,10 @@ package grid
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/record"
 )
 
@@ -40,6 +42,31 @@ const (
 // grid.Axis("system", "flat(bm25)", "timeline").
 func Axis(name string, values ...string) record.Axis {
 	return record.Axis{Name: name, Values: values}
+}
+
+// DatasetAxis is a dataset axis over datasets a notebook opened itself
+// (with their errata applied), each named by its Title ("KnowMe-Bench
+// dataset1"): give the same datasets to the grid's Datasets. Two datasets
+// of one title are an error, as is none.
+//
+//	axis, err := grid.DatasetAxis(cm, km, lc)
+//	set, err := grid.Grid{Axes: []record.Axis{systems, axis}, Datasets: []*datasets.Dataset{cm, km, lc}}.Run(ctx)
+func DatasetAxis(ds ...*datasets.Dataset) (record.Axis, error) {
+	a := record.Axis{Name: AxisDataset}
+	if len(ds) == 0 {
+		return a, fmt.Errorf("grid: dataset axis: no dataset")
+	}
+	for i, d := range ds {
+		if d == nil {
+			return a, fmt.Errorf("grid: dataset axis: dataset %d is nil", i+1)
+		}
+		t := d.Title()
+		if slices.Contains(a.Values, t) {
+			return a, fmt.Errorf("grid: dataset axis: two datasets are titled %q (%s and another): rename one (Dataset.Name)", t, d.Source)
+		}
+		a.Values = append(a.Values, t)
+	}
+	return a, nil
 }
 
 // Ks is a k axis over depths: grid.Ks(5, 10, 20).

@@ -37,6 +37,11 @@ type Grid struct {
 	// Data is the dataset every point runs on (unless a dataset axis
 	// names others; nil = the bundled sample).
 	Data *datasets.Dataset
+	// Datasets are datasets the notebook opened itself (with their errata
+	// applied): a dataset axis value naming one by its Title or its Source
+	// runs on it as it is (DatasetAxis makes such an axis); any other
+	// value is a path that Run opens.
+	Datasets []*datasets.Dataset
 	// System, Reader and Judges are the components of every point that no
 	// axis varies, as spec strings ("" = DefaultSystem, DefaultReader; no
 	// judge: the offline proxies and exact metrics are always scored). K
@@ -157,6 +162,11 @@ func (g Grid) resolve() ([]point, map[string]*datasets.Dataset, error) {
 			case AxisDataset:
 				d, ok := opened[v]
 				if !ok {
+					d = g.given(v)
+				}
+				if d != nil {
+					opened[v] = d
+				} else {
 					path := v
 					if v == "sample" {
 						path = ""
@@ -212,6 +222,17 @@ func (g Grid) resolve() ([]point, map[string]*datasets.Dataset, error) {
 		out = append(out, p)
 	}
 	return out, opened, nil
+}
+
+// given returns the dataset of g.Datasets that v names by its Title or
+// its Source, nil when none does.
+func (g Grid) given(v string) *datasets.Dataset {
+	for _, d := range g.Datasets {
+		if d != nil && (d.Title() == v || d.Source == v) {
+			return d
+		}
+	}
+	return nil
 }
 
 // parseModelOr parses a spec of kind; a bare name the catalog does not

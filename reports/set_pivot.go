@@ -74,6 +74,9 @@ type PivotTable struct {
 	Note string
 
 	scaleLo, scaleHi float64 // the metrics' shared scale (see Scale)
+	// rowNames and colNames are the coordinates as the table shows them
+	// (display names; nil when they are Rows and Cols as they are).
+	rowNames, colNames []string
 }
 
 // PivotCell is one cell of a PivotTable: a point's mean of one metric over

@@ -116,13 +116,60 @@ func (s *Set) displayPivot(pt *PivotTable, rd, cd dim) string {
 		for i := range pt.Table.Rows {
 			pt.Table.Rows[i][0] = names[i]
 		}
+		pt.rowNames = names
 		notes = append(notes, note)
 	}
 	if names, note := s.displayValues(cd, pt.Cols); names != nil {
 		copy(pt.Table.Header[1:], names)
+		pt.colNames = names
 		notes = append(notes, note)
 	}
 	return strings.TrimSpace(strings.Join(notes, " "))
+}
+
+// datasetTitles returns the titles of the datasets of a "dataset" axis's
+// values (datasets.Dataset.Title: "KnowMe-Bench dataset1") and the note
+// giving each title its path; nil when two values would share a title or
+// no title differs from its value.
+func (s *Set) datasetTitles(values []string) ([]string, string) {
+	names := make([]string, len(values))
+	seen := map[string]bool{}
+	changed := false
+	for i, v := range values {
+		names[i] = v
+		for _, p := range s.Points {
+			if p.Params["dataset"] == v && p.Data != nil {
+				names[i] = p.Data.Title()
+				break
+			}
+		}
+		if seen[names[i]] {
+			return nil, ""
+		}
+		seen[names[i]] = true
+		changed = changed || names[i] != v
+	}
+	if !changed {
+		return nil, ""
+	}
+	return names, strings.TrimSpace(specNote("Datasets", values, names))
+}
+
+// rowName is how the table shows row i (its display name, else its
+// coordinate), as the plots label it.
+func (pt *PivotTable) rowName(i int) string {
+	if i < len(pt.rowNames) {
+		return pt.rowNames[i]
+	}
+	return pt.Rows[i]
+}
+
+// colNames is how the table shows the columns, as the plots label them.
+func (pt *PivotTable) colLabels() []string {
+	if len(pt.colNames) == len(pt.Cols) {
+		return pt.colNames
+	}
+	return pt.Cols
 }
 
 // shortValue is the longest axis value a pivot shows as written.
@@ -132,6 +179,9 @@ const shortValue = 24
 // "reader" axis and the note of their full specs; nil when d is another
 // dimension or no name is shorter.
 func (s *Set) displayValues(d dim, values []string) ([]string, string) {
+	if d.kind == dimAxis && d.name == "dataset" {
+		return s.datasetTitles(values)
+	}
 	if d.kind != dimAxis || d.name != "system" && d.name != "reader" {
 		return nil, ""
 	}

@@ -112,7 +112,8 @@ func (pt *PivotTable) Lines() (analysis.LinePlot, error) {
 	}
 	lp := analysis.LinePlot{Title: pt.title(), XLabel: pt.ColsBy, YLabel: pt.metricLabel()}
 	lp.YMin, lp.YMax, _ = pt.Scale()
-	for i, r := range pt.Rows {
+	for i := range pt.Rows {
+		r := pt.rowName(i)
 		if pt.RowsBy == "" {
 			r = pt.metricLabel() // the one line
 		}
@@ -133,11 +134,11 @@ func (pt *PivotTable) Lines() (analysis.LinePlot, error) {
 // one series per row with a value, the intervals as error bars, the
 // legend saying what they are ("95% bootstrap CI").
 func (pt *PivotTable) Bars() analysis.BarPlot {
-	bp := analysis.BarPlot{Title: pt.title(), XLabel: pt.ColsBy, YLabel: pt.metricLabel(), Groups: pt.Cols}
+	bp := analysis.BarPlot{Title: pt.title(), XLabel: pt.ColsBy, YLabel: pt.metricLabel(), Groups: pt.colLabels()}
 	bp.YMin, bp.YMax, _ = pt.Scale()
 	level := 0.0
-	for i, r := range pt.Rows {
-		ser := analysis.BarSeries{Name: r}
+	for i := range pt.Rows {
+		ser := analysis.BarSeries{Name: pt.rowName(i)}
 		finite := false
 		for _, c := range pt.Cells[i] {
 			ser.Values = append(ser.Values, c.Mean.Estimate)
@@ -164,7 +165,11 @@ func intervalName(level float64) string {
 
 // Heatmap returns the pivot as a heatmap coloured on the metric's scale.
 func (pt *PivotTable) Heatmap() analysis.Heatmap {
-	hm := analysis.Heatmap{Title: pt.title(), XLabel: pt.ColsBy, YLabel: pt.RowsBy, Rows: pt.Rows, Cols: pt.Cols, Values: pt.Values()}
+	rows := make([]string, len(pt.Rows))
+	for i := range rows {
+		rows[i] = pt.rowName(i)
+	}
+	hm := analysis.Heatmap{Title: pt.title(), XLabel: pt.ColsBy, YLabel: pt.RowsBy, Rows: rows, Cols: pt.colLabels(), Values: pt.Values()}
 	hm.Min, hm.Max, _ = pt.Scale()
 	return hm
 }
@@ -175,12 +180,13 @@ func (pt *PivotTable) Heatmap() analysis.Heatmap {
 // would shrink to a dot): then the radius is fitted to the values (see
 // analysis.RadarPlot) and the title says so.
 func (pt *PivotTable) Radar() analysis.RadarPlot {
-	rp := analysis.RadarPlot{Title: pt.title(), Axes: pt.Cols}
+	rp := analysis.RadarPlot{Title: pt.title(), Axes: pt.colLabels()}
 	lo, hi, ok := pt.Scale()
 	rp.Min, rp.Max = lo, hi
 	vals := pt.Values()
 	top := math.Inf(-1)
-	for i, r := range pt.Rows {
+	for i := range pt.Rows {
+		r := pt.rowName(i)
 		has := false
 		for _, v := range vals[i] {
 			if !math.IsNaN(v) {

@@ -14,6 +14,7 @@ func init() {
 		// function, constant and variable definitions
 		"Admit":                    reflect.ValueOf(datasets.Admit),
 		"ApplyErrata":              reflect.ValueOf(datasets.ApplyErrata),
+		"Benchmark":                reflect.ValueOf(datasets.Benchmark),
 		"ComputeStats":             reflect.ValueOf(datasets.ComputeStats),
 		"DefectBackwardsTime":      reflect.ValueOf(constant.MakeFromLiteral("\"backwards_time\"", token.STRING, 0)),
 		"DefectBadEvidenceID":      reflect.ValueOf(constant.MakeFromLiteral("\"bad_evidence_id\"", token.STRING, 0)),

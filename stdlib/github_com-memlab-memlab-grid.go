@@ -21,6 +21,7 @@ func init() {
 		"AxisReader":    reflect.ValueOf(constant.MakeFromLiteral("\"reader\"", token.STRING, 0)),
 		"AxisSystem":    reflect.ValueOf(constant.MakeFromLiteral("\"system\"", token.STRING, 0)),
 		"AxisUnits":     reflect.ValueOf(constant.MakeFromLiteral("\"units\"", token.STRING, 0)),
+		"DatasetAxis":   reflect.ValueOf(grid.DatasetAxis),
 		"DefaultK":      reflect.ValueOf(constant.MakeFromLiteral("10", token.INT, 0)),
 		"DefaultReader": reflect.ValueOf(constant.MakeFromLiteral("\"extractive\"", token.STRING, 0)),
 		"DefaultSystem": reflect.ValueOf(constant.MakeFromLiteral("\"flat(bm25)\"", token.STRING, 0)),

@@ -37,6 +37,7 @@ func init() {
 		"ColumnsOf":             reflect.ValueOf(reports.ColumnsOf),
 		"Compare":               reflect.ValueOf(reports.Compare),
 		"CostTable":             reflect.ValueOf(reports.CostTable),
+		"DatasetTable":          reflect.ValueOf(reports.DatasetTable),
 		"Diff":                  reflect.ValueOf(reports.Diff),
 		"DisagreementTable":     reflect.ValueOf(reports.DisagreementTable),
 		"ErrNoValues":           reflect.ValueOf(&reports.ErrNoValues).Elem(),
