@@ -6,6 +6,9 @@
 #   docs/results/knowme_table1_dataset1/       knowme_table1 on KnowMe-Bench dataset 1,
 #                                              when ../shared/datasets/knowmebench/dataset1
 #                                              exists (skip with SKIP_KNOWME=1)
+#   docs/results/cross_benchmark/              cross_benchmark on the sample, KnowMe-Bench
+#                                              dataset 1 and ../shared/datasets/locomo, when
+#                                              both exist (skipped with SKIP_KNOWME=1 too)
 #   the generated section of docs/REPRODUCING.md: date, commit, the list of reports and
 #   the model calls and tokens of each notebook, counted on a run against the in-repo fake
 #   OpenAI-compatible server (its token counts are words of placeholder replies, not a real
@@ -53,6 +56,15 @@ if [ -z "${SKIP_KNOWME:-}" ] && [ -d "notebooks/$knowme" ]; then
 		exit 1
 	}
 	rm -f docs/results/knowme_table1_dataset1/knowme_table1.ipynb
+fi
+locomo=../../shared/datasets/locomo
+if [ -z "${SKIP_KNOWME:-}" ] && [ -d "notebooks/$knowme" ] && [ -d "notebooks/$locomo" ]; then
+	echo "offline, sample + KnowMe dataset 1 + LoCoMo: cross_benchmark" >&2
+	offline "$memlab" run notebooks/cross_benchmark.go -p "knowme=$knowme" -p "locomo=$locomo" -o docs/results/cross_benchmark -no-store -quiet >/dev/null 2>"$tmp/xb.err" || {
+		cat "$tmp/xb.err" >&2
+		exit 1
+	}
+	rm -f docs/results/cross_benchmark/cross_benchmark.ipynb
 fi
 
 # Against the fake server: the model calls and tokens of each notebook on the sample,
@@ -126,6 +138,9 @@ gen=$tmp/generated.md
 	done
 	if [ -f docs/results/knowme_table1_dataset1/knowme_table1.md ]; then
 		echo "* [knowme_table1 on KnowMe-Bench dataset 1](results/knowme_table1_dataset1/knowme_table1.md)"
+	fi
+	if [ -f docs/results/cross_benchmark/cross_benchmark.md ]; then
+		echo "* [cross_benchmark on the sample, KnowMe-Bench dataset 1 and LoCoMo](results/cross_benchmark/cross_benchmark.md)"
 	fi
 	echo
 	echo "### Model calls and tokens of a run with models (bundled sample)"

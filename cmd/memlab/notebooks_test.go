@@ -239,3 +239,33 @@ func TestPaperNotebooksWithFakeModels(t *testing.T) {
 		})
 	}
 }
+
+// TestCrossBenchmarkNotebook: notebooks/cross_benchmark.go runs the offline
+// systems on the sample, KnowMe dataset 1 and the five LoCoMo conversations
+// and lays each system's recall out by benchmark, titled by benchmark (not
+// by path), with intervals, the paired comparisons within each benchmark
+// and the figure.
+func TestCrossBenchmarkNotebook(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs four memory systems over 2,063 questions of three benchmarks, about 40 s; skipped under -short")
+	}
+	for _, p := range []string{knowMeDataset1, loCoMoData} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("benchmark data not found at %s (it lives in shared/, beside the project): %v", p, err)
+		}
+	}
+	offlineEnv(t)
+	out, dir := runNotebook(t, "cross_benchmark", "-p", "knowme="+absPath(t, knowMeDataset1), "-p", "locomo="+absPath(t, loCoMoData),
+		"-p", "systems=flat(bm25),timeline,recent,oracle")
+	expect(t, "cross_benchmark", out,
+		`\| CloneMem sample \| 2 \| 117 \| 54 \| 54 \| 54 \|`, `\| KnowMe-Bench dataset1 \| 1 \| 6644 \| 1010 \| 896 \|`, `\| LoCoMo \| 5 \| 2760 \| 999 \| 997 \|`,
+		`\| Recall-Flat: system \\ dataset \| CloneMem sample \| KnowMe-Bench dataset1 \| LoCoMo \|`,
+		`\| oracle \| 1\.000 \[1\.000, 1\.000\] \(n=54\) \| 0\.9\d\d \[0\.9\d\d, 0\.9\d\d\] \(n=896\) \| 1\.000 \[1\.000, 1\.000\] \(n=997\) \|`,
+		`\| All-Any: system \\ dataset \|`,
+		`\| LoCoMo \| system=timeline dataset=LoCoMo \| 10 \| 999 \| 0\.\d+ \[`,
+		`Compared within each dataset against the baseline there`)
+	noLLMNames(t, "cross_benchmark", out)
+	if _, err := os.Stat(filepath.Join(dir, "cross_benchmark_recall.png")); err != nil {
+		t.Errorf("figure: %v", err)
+	}
+}
