@@ -30,6 +30,20 @@
 // LLM-judged metric (CloneMem QA consistency, memory recall, memory
 // helpfulness, KnowMe-Bench score).
 //
+// # LoCoMo
+//
+// LoCoMoF1 ("LoCoMo F1", MetricLoCoMoF1) is LoCoMo's QA metric exactly as
+// its evaluation script (task_eval/evaluation.py) computes it: answers
+// normalized (LoCoMoNormalize), tokens stemmed with NLTK's Porter stemmer
+// (text.PorterStem), token F1; multi-hop (category 1) answers split on
+// commas, the mean over gold parts of the best predicted part; open-domain
+// (category 3) gold cut at its first ";"; adversarial (category 5) right
+// when the answer says "no information available" or "not mentioned"
+// (LoCoMoQuestionF1 also counts a reader's abstention). It is the
+// benchmark's own metric, not a proxy: runs record it as an exact score.
+// testdata holds hand-computed cases and 400 triples scored by the
+// official code.
+//
 // All text comparisons use package text: lowercased word tokens, with
 // Chinese and other CJK text as overlapping character bigrams, so the
 // proxies work on both languages of CloneMem.
