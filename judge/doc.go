@@ -3,7 +3,8 @@
 // # LLM judges
 //
 // CloneMemJudge scores QA consistency (0-3) and memory utility (recall in
-// [0,1], helpfulness 0-2); KnowMeJudge scores 0-5 with memlab's own rubric
+// [0,1], helpfulness 0-2); LoCoMoJudge labels LoCoMo answers CORRECT or
+// WRONG (J); KnowMeJudge scores 0-5 with memlab's own rubric
 // per task family or with the benchmark's official rubric file
 // (LoadRubricFile). Judges call an llm.Chatter at temperature 0 asking for JSON,
 // parse the reply robustly (ParseVerdict: fences, prose around the object,
@@ -43,6 +44,14 @@
 // benchmark's own metric, not a proxy: runs record it as an exact score.
 // testdata holds hand-computed cases and 400 triples scored by the
 // official code.
+//
+// LoCoMoJudge is the "J" score of later papers (Mem0's evaluation): a
+// model labels each answer CORRECT (1) or WRONG (0) against the gold
+// answer, generous about length, wording and the form of dates
+// (LoCoMoJPrompt, memlab's words, hashed as LoCoMoJHash), "LoCoMo J (LLM
+// judge)" (MetricLoCoMoJ). ParseLabel reads the label; an unreadable reply
+// or a failed call is a named failure, never a 0. Adversarial questions
+// are not judged (no-reference verdicts), as Mem0 skips them.
 //
 // All text comparisons use package text: lowercased word tokens, with
 // Chinese and other CJK text as overlapping character bigrams, so the
