@@ -144,6 +144,11 @@ func OpenReadOnly(path string) (*Cache, error) {
 	return c, nil
 }
 
+// IsURL reports whether path names a PostgreSQL database (a postgres://
+// or postgresql:// URL) rather than a cache file: Open and OpenReadOnly
+// choose the back end by it.
+func IsURL(path string) bool { return pgdb.IsURL(path) }
+
 // absPath is path made absolute, or path when that fails.
 func absPath(path string) string {
 	if a, err := filepath.Abs(path); err == nil {
