@@ -22,7 +22,7 @@ import (
 )
 
 // sampleSpec is the spec of the flat BM25 run of the sample at k.
-func sampleSpec(t *testing.T, k int) record.Spec {
+func sampleSpec(t testing.TB, k int) record.Spec {
 	t.Helper()
 	d, flat := runtest.SampleFlat(t)
 	return runs.SpecOf(d, runs.Config{System: flat, Reader: generate.NewExtractive(), K: k})
