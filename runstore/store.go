@@ -111,8 +111,8 @@ type Store struct {
 	readOnly bool       // OpenReadOnly: every write fails
 }
 
-// DefaultPath is MEMLAB_RUNS when set, else runs.db beside the model
-// cache (llm.CachePath).
+// DefaultPath is MEMLAB_RUNS when set (a file path, or a postgres://
+// URL: see Open), else runs.db beside the model cache (llm.CachePath).
 func DefaultPath() (string, error) {
 	if p := os.Getenv("MEMLAB_RUNS"); p != "" {
 		return p, nil
@@ -425,8 +425,8 @@ func (s *Store) Records(id string) ([]record.Record, error) {
 	return out, nil
 }
 
-// decodeRecords decodes records on every core (decoding, not SQLite, is
-// most of what loading a run costs); on an error, i is the first bad one.
+// decodeRecords decodes records on every core (decoding, not the
+// database, is most of what loading a run costs); on an error, i is the first bad one.
 func decodeRecords(datas [][]byte) (out []record.Record, i int, err error) {
 	out = make([]record.Record, len(datas))
 	errs := make([]error, len(datas))

@@ -280,11 +280,11 @@
 //
 // # cache
 //
-// Model calls go through a durable SQLite cache ($MEMLAB_CACHE, else
-// the run store's database when $MEMLAB_RUNS or -store is a postgres://
-// URL, else memlab/calls.db under the user cache directory; -path FILE
-// names another, a file or a postgres:// URL). A corrupt cache stops a run
-// with an error naming the file.
+// Model calls go through a durable cache: $MEMLAB_CACHE (an SQLite file
+// or a postgres:// URL), else the run store's PostgreSQL database when
+// $MEMLAB_RUNS or -store is a postgres:// URL, else the SQLite file
+// memlab/calls.db under the user cache directory; -path names another. A
+// corrupt cache stops a run with an error naming the file.
 //
 // # cache stats
 //
