@@ -81,6 +81,30 @@ type flipRow struct {
 	AAnswer, BAnswer                          string
 }
 
+// comparison is what the compare page shows of runs on a metric, made
+// once per state of the runs (comparisons are cached by compareKey).
+type comparison struct {
+	Runs          []compareRow
+	IDs           []string
+	Metric        string
+	Metrics       []option
+	FlipRuns      []option
+	Other         compareRow
+	Fixed, Broken []flipRow
+	Note          string
+}
+
+// compareKey names a comparison: the states of its runs (sameState), the
+// metric and the run whose flips it lists.
+func compareKey(runs []*runData, metric string, other int) string {
+	var b strings.Builder
+	for _, d := range runs {
+		fmt.Fprintf(&b, "%s %d %d %d\x00", d.info.ID, d.info.Updated.UnixNano(), d.info.Done, d.info.Failed)
+	}
+	fmt.Fprintf(&b, "%s\x00%d", metric, other)
+	return b.String()
+}
+
 func (v *viewer) comparePage(w http.ResponseWriter, r *http.Request) {
 	p, err := parseCompare(r.URL.Query())
 	if err != nil {
@@ -92,6 +116,44 @@ func (v *viewer) comparePage(w http.ResponseWriter, r *http.Request) {
 		v.fail(w, err)
 		return
 	}
+	other := 1
+	if p.Flip != "" {
+		f, err := v.load(p.Flip)
+		if err != nil {
+			v.fail(w, err)
+			return
+		}
+		if other = slices.IndexFunc(runs, func(d *runData) bool { return d.info.ID == f.info.ID }); other < 1 {
+			v.fail(w, fmt.Errorf("flip=%s is not one of the runs compared after the first (%w)", p.Flip, errBadParam))
+			return
+		}
+	}
+	key := compareKey(runs, p.Metric, other)
+	v.mu.Lock()
+	c := v.compares[key]
+	v.mu.Unlock()
+	if c == nil {
+		if c, err = v.compare(runs, p.Metric, other); err != nil {
+			v.fail(w, err)
+			return
+		}
+		v.mu.Lock()
+		if len(v.compares) >= 64 {
+			clear(v.compares)
+		}
+		v.compares[key] = c
+		v.mu.Unlock()
+	}
+	v.render(w, http.StatusOK, "compare", struct {
+		Title string
+		*comparison
+	}{"compare", c})
+}
+
+// compare compares runs on metric: each run's mean with its interval, the
+// paired difference of each against the first (reports.Compare), and the
+// flips between the first and runs[other].
+func (v *viewer) compare(runs []*runData, metric string, other int) (*comparison, error) {
 	ids := make([]string, len(runs))
 	results := make([]*record.Result, len(runs))
 	for i, d := range runs {
@@ -101,21 +163,8 @@ func (v *viewer) comparePage(w http.ResponseWriter, r *http.Request) {
 	cols := reports.ColumnsOf(runs[0].recs)
 	metrics := append(slices.Clone(retrievalNames[:5]), cols.JudgeNames()...)
 	metrics, _ = reports.MetricsInEvery(results, append(metrics, cols.VerdictNames()...))
-	if !slices.Contains(metrics, p.Metric) {
-		v.fail(w, fmt.Errorf("metric %q is not in every run compared (metrics: %s) (%w)", p.Metric, strings.Join(metrics, ", "), errBadParam))
-		return
-	}
-	other := 1
-	if p.Flip != "" {
-		f, err := v.load(p.Flip)
-		if err != nil {
-			v.fail(w, err)
-			return
-		}
-		if other = slices.Index(ids, f.info.ID); other < 1 {
-			v.fail(w, fmt.Errorf("flip=%s is not one of the runs compared after the first (%w)", p.Flip, errBadParam))
-			return
-		}
+	if !slices.Contains(metrics, metric) {
+		return nil, fmt.Errorf("metric %q is not in every run compared (metrics: %s) (%w)", metric, strings.Join(metrics, ", "), errBadParam)
 	}
 	personas := map[string]bool{}
 	for _, d := range runs {
@@ -123,15 +172,15 @@ func (v *viewer) comparePage(w http.ResponseWriter, r *http.Request) {
 			personas[rec.CorpusID] = true
 		}
 	}
-	cmp, cmpErr := reports.Compare(results, reports.CompareOptions{Metrics: []string{p.Metric}, Resamples: ciResamples, Seed: ciSeed,
+	cmp, cmpErr := reports.Compare(results, reports.CompareOptions{Metrics: []string{metric}, Resamples: ciResamples, Seed: ciSeed,
 		Level: ciLevel, ClusterByPersona: len(personas) > 1})
 	rows := make([]compareRow, len(runs))
 	for i, d := range runs {
 		row := compareRow{Letter: letter(i), Run: v.runRowOf(d), Baseline: i == 0, Flipped: i == other}
 		if i > 0 {
 			order := append([]string{ids[i]}, slices.Delete(slices.Clone(ids), i, i+1)...)
-			row.BaselineURL = compareURL(order, p.Metric, "")
-			row.FlipsURL = compareURL(ids, p.Metric, ids[i]) + "#flips"
+			row.BaselineURL = compareURL(order, metric, "")
+			row.FlipsURL = compareURL(ids, metric, ids[i]) + "#flips"
 		}
 		if cmpErr == nil {
 			c := cmp.Cells[i]
@@ -149,36 +198,23 @@ func (v *viewer) comparePage(w http.ResponseWriter, r *http.Request) {
 		}
 		rows[i] = row
 	}
-	note := ""
+	c := &comparison{Runs: rows, IDs: ids, Metric: metric, Other: rows[other]}
 	if cmpErr != nil {
-		note = cmpErr.Error()
+		c.Note = cmpErr.Error()
 	} else {
-		note = cmp.Note
+		c.Note = cmp.Note
 	}
-	fixed, broken, err := v.flipRows(runs[0], runs[other], ids, p.Metric)
-	if err != nil {
-		v.fail(w, err)
-		return
+	var err error
+	if c.Fixed, c.Broken, err = v.flipRows(runs[0], runs[other], ids, metric); err != nil {
+		return nil, err
 	}
-	var opts []option
 	for _, m := range metrics {
-		opts = append(opts, option{m, m, m == p.Metric})
+		c.Metrics = append(c.Metrics, option{m, m, m == metric})
 	}
-	var flipOpts []option
 	for i := 1; i < len(runs); i++ {
-		flipOpts = append(flipOpts, option{ids[i], letter(i) + ": " + shortID(ids[i]) + " " + runs[i].info.Label, i == other})
+		c.FlipRuns = append(c.FlipRuns, option{ids[i], letter(i) + ": " + shortID(ids[i]) + " " + runs[i].info.Label, i == other})
 	}
-	v.render(w, http.StatusOK, "compare", struct {
-		Title         string
-		Runs          []compareRow
-		IDs           []string
-		Metric        string
-		Metrics       []option
-		FlipRuns      []option
-		Other         compareRow
-		Fixed, Broken []flipRow
-		Note          string
-	}{"compare", rows, ids, p.Metric, opts, flipOpts, rows[other], fixed, broken, note})
+	return c, nil
 }
 
 // flipRows are the questions right in a and wrong in b on metric

@@ -2,6 +2,7 @@ package viewer_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"html"
 	"image/png"
@@ -427,4 +428,21 @@ func httptestServer(t *testing.T, h http.Handler) *httptest.Server {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// TestCompareFollowsTheStore: a comparison is made again when one of its
+// runs changes (a record written to a run in progress).
+func TestCompareFollowsTheStore(t *testing.T) {
+	f := newFixture(t)
+	path := "/compare?" + url.Values{"run": {f.live, f.bad}}.Encode()
+	if b := get(t, f.srv, path, 200); !strings.Contains(b, `<td class="r">1 / 2</td>`) {
+		t.Fatal("the run in progress is not compared at 1 / 2")
+	}
+	get(t, f.srv, path, 200) // from the cache
+	if err := f.writer.Put(context.Background(), f.live, 1, 1, record.Record{QuestionID: "second", CorpusID: "c1", K: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if b := get(t, f.srv, path, 200); !strings.Contains(b, `<td class="r">2 / 2</td>`) {
+		t.Error("after a record was written, the comparison still shows the run at 1 / 2")
+	}
 }

@@ -38,7 +38,8 @@ const (
 var figureNames = []string{"retrieval.png", "answer.png"}
 
 // figures are the run's figures: the retrieval one when a question has
-// gold, the answer one when the run has an LLM judge or choice accuracy.
+// gold, the answer one when the run has an LLM judge, choice accuracy or
+// the token F1 proxy (in that order of preference).
 // Each URL carries the run's state, so a page of a run in progress asks for
 // the figure of the records it shows.
 func (d *runData) figures() []figureRef {

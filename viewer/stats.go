@@ -59,8 +59,8 @@ type runStats struct {
 	tasks   []string
 	taskIdx [][]int
 	// answer is the metric of the answer figure: the first LLM judge's,
-	// else choice accuracy ("" when the run has neither), on the scale
-	// answerMin..answerMax.
+	// else choice accuracy, else the token F1 proxy ("" when the run has
+	// none), on the scale answerMin..answerMax.
 	answer               string
 	answerMin, answerMax float64
 }
@@ -108,8 +108,10 @@ func newRunStats(d *runData) *runStats {
 			break
 		}
 	}
-	if m, _ := d.sum.Metric(judge.MetricChoiceAccuracy); s.answer == "" && m.N > 0 {
-		s.answer, s.answerMin, s.answerMax = judge.MetricChoiceAccuracy, 0, 1
+	for _, name := range []string{judge.MetricChoiceAccuracy, judge.MetricTokenF1} {
+		if m, _ := d.sum.Metric(name); s.answer == "" && m.N > 0 {
+			s.answer, s.answerMin, s.answerMax = name, 0, 1
+		}
 	}
 	return s
 }

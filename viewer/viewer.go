@@ -70,6 +70,8 @@ type viewer struct {
 	// means are the summaries of every run read, by id, kept when its
 	// records are dropped: what the runs page shows.
 	means map[string]runMeans
+	// compares are the comparisons made, by compareKey (at most 64).
+	compares map[string]*comparison
 	// infos are the runs as last read (Store.Run by the id asked, and
 	// Store.Runs under ""), with when they were read.
 	infos map[string]infoRead
@@ -133,8 +135,9 @@ func New(st *runstore.Store, opts Options) http.Handler {
 	if opts.MaxRecords == 0 {
 		opts.MaxRecords = DefaultMaxRecords
 	}
-	v := &viewer{st: st, opts: opts, runs: newRunCache(opts.MaxRecords), means: map[string]runMeans{}, infos: map[string]infoRead{},
-		ds: &datasetsIndex{list: opts.Datasets}}
+	v := &viewer{st: st, opts: opts, runs: newRunCache(opts.MaxRecords), means: map[string]runMeans{}, compares: map[string]*comparison{},
+		infos: map[string]infoRead{},
+		ds:    &datasetsIndex{list: opts.Datasets}}
 	v.tmpl = template.Must(template.New("").Funcs(funcs).ParseFS(assets, "assets/*.html"))
 	static, err := fs.Sub(assets, "assets")
 	if err != nil {
