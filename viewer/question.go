@@ -89,7 +89,7 @@ func (q *questionView) matchContext() {
 	}
 }
 
-// duration formats a stage's time: "1.500 s" from a second on, else
+// duration formats a wall time: "1.500 s" from a second on, else
 // milliseconds ("12.35 ms").
 func duration(d time.Duration) string {
 	if d >= time.Second {
