@@ -169,21 +169,26 @@ JSONL (the full records, each with its run_id), to stdout or -o FILE.`,
 runs.db beside the model call cache; -store PATH names another, a file
 or postgres://USER@HOST/DB) on
 -addr (default 127.0.0.1:8765, loopback only) until interrupted: the runs
-with their status and means (pick two to compare), a run's summary and
-breakdown tables and its questions filtered by task, dimension and
-outcome (All-Any = 0, failed, abstained, an LLM judge's score <= 2),
-searched, sorted and paginated, a question's record (the answer, every
-score with the judge's explanation, usage, the ranked retrieval; j and k
-go to the next and previous question under the filter), and the
-questions whose outcome flipped between two runs with their rankings side
-by side. With -data PATH (repeatable; sample is the bundled sample) for a
+with their status and means (tick two or more to compare), a run's
+summary and breakdown tables with 95% bootstrap intervals and its
+figures, and its questions filtered by task, dimension and outcome
+(All-Any = 0, failed, abstained, an LLM judge's score <= 2), searched,
+sorted and paginated, a question's record (the answer, every score with
+the judge's explanation, calls, tokens and wall time by stage, the
+passages given to the reader, the ranked retrieval; j and k go to the
+next and previous question under the filter), and runs compared on a
+metric (each one's mean with its interval, its paired difference against
+the first with its test and Holm-adjusted p, the questions whose outcome
+flipped with their rankings side by side). With -data PATH (repeatable; sample is the bundled sample) for a
 run's dataset, a question also shows its text, reference answer, options
 and gold evidence groups (each trace with its date and medium), and the
 retrieved units holding gold traces are marked. It opens the store
 read-only, so it can serve a store a run is writing: the runs page and
-the page of a run in progress update themselves every 3 s. Its pages
-fetch nothing from the network, escape every text of a dataset or a
-model and never show a URL credential.`,
+the page of a run in progress update themselves every 3 s. It keeps the
+records of at most -max-records questions in memory (default 20000),
+reading again from the store the runs it dropped. Its pages fetch
+nothing from the network, escape every text of a dataset or a model and
+never show a URL credential.`,
 			run: func(c cmdIO, a []string) error { return cmdView(a, c.stderr) }},
 
 		{name: "rejudge", args: "-data PATH -name NAME RUN",
