@@ -342,7 +342,7 @@ func (b *Build) Do(ctx context.Context, s *Step, item string, in any, out any, d
 		for i, d := range deps {
 			depKeys[i] = d.Key
 		}
-		err := b.opts.Store.putItem(ctx, StoredItem{Key: key, BuildID: b.ID, Step: s.Name, Item: item,
+		err := b.opts.Store.putItem(context.WithoutCancel(ctx), StoredItem{Key: key, BuildID: b.ID, Step: s.Name, Item: item,
 			PromptHash: s.Prompt.Hash(), Model: b.target(s.Role, s.Model), Inputs: depKeys, Input: inJSON,
 			Output: outJSON, Status: status, Revisions: revisions, Feedback: feedback})
 		if err != nil {
@@ -477,7 +477,7 @@ func (x *execItem) recordCode(ctx context.Context, round int, v Verdict) error {
 		return nil
 	}
 	res, _ := json.Marshal(v)
-	return x.b.opts.Store.putCall(ctx, StoredCall{ItemKey: x.key, Seq: seq, Kind: KindCodeCheck, Round: round, Result: res})
+	return x.b.opts.Store.putCall(context.WithoutCancel(ctx), StoredCall{ItemKey: x.key, BuildID: x.b.ID, Seq: seq, Kind: KindCodeCheck, Round: round, Result: res})
 }
 
 func (x *execItem) fail(kind string, round int, err error) {
@@ -557,7 +557,8 @@ func (x *execItem) call(ctx context.Context, kind string, round int, p *Prompt, 
 		if j, ok := llm.ReplyJSON(resp.Content); ok {
 			result = j
 		}
-		err := b.opts.Store.putCall(ctx, StoredCall{ItemKey: x.key, Seq: seq, Kind: kind, Round: round, Prompt: p.ID(), PromptHash: p.Hash(),
+		// Stored even when the build is being canceled: the call was made.
+		err := b.opts.Store.putCall(context.WithoutCancel(ctx), StoredCall{ItemKey: x.key, BuildID: b.ID, Seq: seq, Kind: kind, Round: round, Prompt: p.ID(), PromptHash: p.Hash(),
 			Role: role, Model: b.target(role, model), RequestHash: reqHash, Reply: resp.Content, Result: result,
 			PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, Cached: resp.Cached, Latency: resp.Latency})
 		if err != nil {

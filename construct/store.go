@@ -50,6 +50,7 @@ CREATE TABLE construct_items (
 CREATE INDEX construct_items_build ON construct_items(build_id, step);
 CREATE TABLE construct_calls (
 	item_key     TEXT NOT NULL,             -- the item the call belongs to
+	build_id     TEXT NOT NULL,             -- the build that made it
 	seq          INTEGER NOT NULL,          -- its place among the item's calls
 	kind         TEXT NOT NULL,             -- generate, check, revise, code_check
 	round        INTEGER NOT NULL,          -- 0 for the first output, r for the r-th revision
@@ -278,7 +279,7 @@ func (s *Store) putItem(ctx context.Context, it StoredItem) error {
 // StoredCall is one call of an item as stored (a code check is a call
 // with no prompt, model or tokens).
 type StoredCall struct {
-	ItemKey                         string
+	ItemKey, BuildID                string
 	Seq                             int
 	Kind                            string
 	Round                           int
@@ -315,11 +316,10 @@ func (s *Store) calls(ctx context.Context, itemKey string) ([]StoredCall, error)
 	return out, rows.Err()
 }
 
-// Calls returns the stored calls of the items build id made, by item and
-// order.
+// Calls returns the calls build id made (those of items it has not
+// finished too), by item and order.
 func (s *Store) Calls(id string) ([]StoredCall, error) {
-	rows, err := s.db.Query(`SELECT c.item_key FROM construct_calls c JOIN construct_items i ON i.key = c.item_key
-		WHERE i.build_id = ? GROUP BY c.item_key ORDER BY c.item_key`, id)
+	rows, err := s.db.Query(`SELECT DISTINCT item_key FROM construct_calls WHERE build_id = ? ORDER BY item_key`, id)
 	if err != nil {
 		return nil, fmt.Errorf("construct: calls of %s in %s: %w", id, s.path, err)
 	}
@@ -339,7 +339,10 @@ func (s *Store) Calls(id string) ([]StoredCall, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, cs...)
+		for _, c := range cs {
+			c.BuildID = id
+			out = append(out, c)
+		}
 	}
 	return out, nil
 }
@@ -355,13 +358,13 @@ func (s *Store) putCall(ctx context.Context, c StoredCall) error {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	_, err := s.db.ExecContext(ctx, `INSERT INTO construct_calls(item_key, seq, kind, round, prompt, prompt_hash, role, model, request_hash, reply, result,
-		prompt_tokens, completion_tokens, cached, latency_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	_, err := s.db.ExecContext(ctx, `INSERT INTO construct_calls(item_key, build_id, seq, kind, round, prompt, prompt_hash, role, model, request_hash, reply, result,
+		prompt_tokens, completion_tokens, cached, latency_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(item_key, seq) DO UPDATE SET kind = excluded.kind, round = excluded.round, prompt = excluded.prompt,
 		prompt_hash = excluded.prompt_hash, role = excluded.role, model = excluded.model, request_hash = excluded.request_hash,
 		reply = excluded.reply, result = excluded.result, prompt_tokens = excluded.prompt_tokens,
 		completion_tokens = excluded.completion_tokens, cached = excluded.cached, latency_ms = excluded.latency_ms`,
-		c.ItemKey, c.Seq, c.Kind, c.Round, c.Prompt, c.PromptHash, c.Role, c.Model, c.RequestHash, c.Reply, result,
+		c.ItemKey, c.BuildID, c.Seq, c.Kind, c.Round, c.Prompt, c.PromptHash, c.Role, c.Model, c.RequestHash, c.Reply, result,
 		c.PromptTokens, c.CompletionTokens, cached, c.Latency.Milliseconds(), time.Now().UnixMilli())
 	if err != nil {
 		return fmt.Errorf("construct: write call %d of item %s in %s: %w", c.Seq, c.ItemKey, s.path, err)
