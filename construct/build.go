@@ -194,19 +194,21 @@ func (b *Build) modelName(role, model string) string {
 	return role
 }
 
-// target names the model of a role for identities and tables.
+// target names the model of a role for identities and tables: the model
+// and its endpoint's name, as the call cache keys calls (not the
+// endpoint's URLs: a local server restarted on another port keeps its
+// items); the role itself when there is no client.
 func (b *Build) target(role, model string) string {
-	if b.opts.Chat == nil {
-		if model == "" {
-			return role
+	name := b.modelName(role, model)
+	if i := strings.LastIndex(model, "@"); i > 0 {
+		return name + "@" + model[i+1:]
+	}
+	if c, ok := b.opts.Chat.(interface{ Config() *llm.Config }); ok && c.Config() != nil {
+		if ep, _, err := c.Config().Role(role); err == nil && ep != nil {
+			return name + "@" + ep.Name
 		}
-		return model
 	}
-	t := llm.Target(b.opts.Chat, role, model)
-	if t == "default" {
-		return role
-	}
-	return t
+	return name
 }
 
 // Finish records how the build ended: complete when err is nil, else

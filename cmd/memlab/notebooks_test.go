@@ -269,3 +269,23 @@ func TestCrossBenchmarkNotebook(t *testing.T) {
 		t.Errorf("figure: %v", err)
 	}
 }
+
+// TestBuildKnowMeNotebookOffline: offline the notebook says building needs
+// a model, shows the dry run's cost, builds with the scripted stand-in,
+// validates the dataset (no defect) and compares the two systems.
+func TestBuildKnowMeNotebookOffline(t *testing.T) {
+	offlineEnv(t)
+	out, dir := runNotebook(t, "build_knowme")
+	expect(t, "build_knowme", out,
+		`\| Q \| knowme\.question \| gpt-4o-mini \| 14 \| 28 \|`,
+		`Building needs a model`,
+		`\|\s+\| all \| 39 \| 0 \| 0 \| 77 \|`,
+		`defects: none`,
+		`\| flat-bm25 \| 10 \| 14 \|`,
+		`\| timeline \| 10 \| 14 \|`)
+	for _, f := range []string{"vestvik/input/vestvik.json", "vestvik/provenance.jsonl", "vestvik/review.md", "build_knowme_recall.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
