@@ -104,19 +104,21 @@ type CloneMemParams struct {
 }
 
 // CloneMemScale returns the parameters of a named scale: "small" (the
-// defaults: three months, 3 events), "100k" and "500k" (the paper's two
-// context settings: about 100k and 500k tokens of traces, sized by the
-// dry run's trace stubs, about 120 words each), with persona id and
-// seedless defaults otherwise.
+// defaults: one persona over three months, 3 major events, 24 traces),
+// "100k" (12 months, 36 events, 1,080 traces) and "500k" (24 months, 90
+// events, 5,400 traces): the paper's two context settings, about 100k and
+// 500k tokens of traces when a trace is as long as the dry run's stubs
+// (about 93 tokens on average over the media; the bundled sample's
+// hand-written traces average 64 words).
 func CloneMemScale(name string) (CloneMemParams, error) {
 	p := CloneMemParams{}
 	switch name {
 	case "", "small":
 	case "100k":
-		p.Months, p.MajorEvents, p.PhasesPerEvent, p.DetailsPerPhase, p.TracesPerDetail = 12, 36, 3, 3, 2
+		p.Months, p.MajorEvents, p.PhasesPerEvent, p.DetailsPerPhase, p.TracesPerDetail = 12, 36, 3, 5, 2
 		p.StepDays = 30
 	case "500k":
-		p.Months, p.MajorEvents, p.PhasesPerEvent, p.DetailsPerPhase, p.TracesPerDetail = 24, 100, 4, 3, 3
+		p.Months, p.MajorEvents, p.PhasesPerEvent, p.DetailsPerPhase, p.TracesPerDetail = 24, 90, 4, 5, 3
 		p.StepDays = 30
 	default:
 		return p, fmt.Errorf("construct: clonemem: unknown scale %q (want small, 100k or 500k)", name)
