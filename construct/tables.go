@@ -86,21 +86,22 @@ func contains(xs []string, s string) bool {
 // StatsTable lays out what each step of a build did: items, rejections
 // and revisions, calls (answered, served by the call cache, reused from
 // the store, failed), tokens, the wall time from the step's first call to
-// its last, and the step's floor in call latencies (the longest chain of
+// its last and when its last call ended (from the build's start), and the
+// step's floor in call latencies (the longest chain of
 // calls ending in it, and when an ideal executor with the build's
 // concurrency would finish it). total is the last row.
 func StatsTable(stats []StepStats, total StepStats) analysis.Table {
 	t := analysis.Table{Header: []string{"stage", "step", "items", "rejected", "revisions", "calls", "cached", "stored items", "failed calls",
-		"prompt tokens", "completion tokens", "first → last call", "chain", "floor (calls)"},
-		Align: []string{"l", "l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r"}}
+		"prompt tokens", "completion tokens", "first → last call", "last call ends", "chain", "floor (calls)"},
+		Align: []string{"l", "l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r"}}
 	row := func(s StepStats) {
-		span := "–"
+		span, end := "–", "–"
 		if s.Calls+s.Failed > 0 {
-			span = fmt.Sprintf("%.2f s", s.Span().Seconds())
+			span, end = fmt.Sprintf("%.2f s", s.Span().Seconds()), fmt.Sprintf("%.2f s", s.Last.Seconds())
 		}
 		t.AddRow([]string{s.Stage, s.Step, strconv.Itoa(s.Items), strconv.Itoa(s.Rejected), strconv.Itoa(s.Revisions), strconv.Itoa(s.Calls),
 			strconv.Itoa(s.Cached), strconv.Itoa(s.Stored), strconv.Itoa(s.Failed), strconv.Itoa(s.PromptTokens), strconv.Itoa(s.CompletionTokens),
-			span, strconv.Itoa(s.Depth), strconv.Itoa(s.FloorCalls)})
+			span, end, strconv.Itoa(s.Depth), strconv.Itoa(s.FloorCalls)})
 	}
 	for _, s := range stats {
 		row(s)
