@@ -55,6 +55,11 @@ type Options struct {
 	// Concurrency bounds the calls in flight (0 = the endpoint's
 	// max_concurrency when Chat is an *llm.Client, else 8).
 	Concurrency int
+	// Models names the model of a step ("clonemem.qa_write":
+	// "gemini-3-flash", MODEL@ENDPOINT for another endpoint) or of its
+	// checker ("clonemem.choices.check"), instead of its role's; Start
+	// sets them on the pipeline's steps.
+	Models map[string]string
 }
 
 // Ref is a handle on an item a build made or reused: what later items
@@ -122,6 +127,19 @@ type StepSpec struct {
 func Start(ctx context.Context, p *Pipeline, params any, opts Options) (*Build, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
+	}
+	for name, m := range opts.Models {
+		s := p.Step(strings.TrimSuffix(name, ".check"))
+		switch {
+		case s == nil:
+			return nil, fmt.Errorf("construct: %s: Models names step %q, which the pipeline does not have", p.Name, name)
+		case strings.HasSuffix(name, ".check") && (s.Check == nil || s.Check.Prompt == nil):
+			return nil, fmt.Errorf("construct: %s: Models names %q, but step %s has no checker model", p.Name, name, s.Name)
+		case strings.HasSuffix(name, ".check"):
+			s.Check.Model = m
+		default:
+			s.Model = m
+		}
 	}
 	pj, err := json.Marshal(params)
 	if err != nil {

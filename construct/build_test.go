@@ -348,3 +348,37 @@ func TestScore(t *testing.T) {
 	}
 	_ = errors.New
 }
+
+// TestModelsOverrideAStep: Options.Models gives a step and a checker
+// their own model, which enters the build's identity and the calls.
+func TestModelsOverrideAStep(t *testing.T) {
+	m := &toyModel{}
+	srv, err := llmtest.Start(llmtest.Options{Responder: m.reply})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	chat := runtest.ClientOn(t, srv)
+	_, plain, err := runToy(context.Background(), t, Options{Chat: chat}, []string{"a b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Reset()
+	_, b, err := runToy(context.Background(), t, Options{Chat: chat, Models: map[string]string{"toy.sum": "other-model", "toy.count.check": "checker"}}, []string{"a b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.ID == plain.ID {
+		t.Errorf("the build id does not change with a step's model")
+	}
+	got := map[string]int{}
+	for _, c := range srv.Calls() {
+		got[c.Model]++
+	}
+	if got["other-model"] != 1 || got["checker"] != 1 || got["m-backbone"] != 1 {
+		t.Errorf("models called: %v", got)
+	}
+	if _, err := Start(context.Background(), toyPipeline(), nil, Options{Chat: chat, Models: map[string]string{"toy.nope": "x"}}); err == nil {
+		t.Errorf("an unknown step in Models is not an error")
+	}
+}

@@ -26,11 +26,11 @@ type buildFlags struct {
 	store, out, price        *string
 	seed                     *int
 	latency                  *time.Duration
-	params                   paramFlag
+	params, models           paramFlag
 }
 
 func addBuildFlags(fs *flag.FlagSet) *buildFlags {
-	f := &buildFlags{params: paramFlag{}}
+	f := &buildFlags{params: paramFlag{}, models: paramFlag{}}
 	f.dry = fs.Bool("dry-run", false, "call no model: print each step's calls, tokens, cost and floor, planned from the steps' stubs")
 	f.store = storeFlag(fs)
 	f.noStore = fs.Bool("no-store", false, "keep the build in memory only: nothing is resumed or saved")
@@ -40,6 +40,7 @@ func addBuildFlags(fs *flag.FlagSet) *buildFlags {
 	f.useStandin = fs.Bool("standin", false, "build with memlab's scripted stand-in on an in-process fake server (to try the pipeline; its data are not a model's)")
 	f.latency = fs.Duration("standin-latency", 0, "with -standin, the fake server's latency per call")
 	fs.Var(f.params, "p", "a pipeline parameter: name=value (repeatable)")
+	fs.Var(f.models, "model", "the model of one step instead of its role's: STEP=MODEL, or STEP.check=MODEL for its checker (repeatable), e.g. clonemem.choices.check=gpt-4o-mini")
 	return f
 }
 
@@ -178,7 +179,7 @@ func cmdBuild(kind string, args []string, stdout, stderr io.Writer) error {
 	if store != nil {
 		defer store.Close()
 	}
-	opts := construct.Options{Store: store, Seed: *f.seed, DryRun: dry}
+	opts := construct.Options{Store: store, Seed: *f.seed, DryRun: dry, Models: f.models}
 	if chat != nil {
 		opts.Chat = chat
 	}
