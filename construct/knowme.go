@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memlab/memlab/llm"
@@ -224,8 +225,9 @@ type KnowMeResult struct {
 	Stream  []StreamEntry
 	Tasks   map[string][]KnowMeQuestion
 	Dropped []Dropped
-	// Sources maps each stream id and question to the item that made it.
+	// Provenance says which item made each stream entry and question.
 	Provenance []Provenance
+	mu         sync.Mutex
 }
 
 // KnowMeQuestion is one generated question with its reference answer.
@@ -377,7 +379,7 @@ func knowMeRun(ctx context.Context, b *Build, p *Pipeline, params KnowMeParams, 
 		for k := range params.QuestionsPerTask {
 			entries, instr := selectEntries(res.Stream, metas, t, k, b.Seed())
 			if len(entries) == 0 {
-				res.Dropped = append(res.Dropped, Dropped{Step: KnowMeQuestions, Item: fmt.Sprintf("%s %d", t.Name, k+1), Reason: "the stream has no entries this task can ask about"})
+				res.drop(KnowMeQuestions, Ref{Item: fmt.Sprintf("%s %d", t.Name, k+1)}, "the stream has no entries this task can ask about")
 				continue
 			}
 			jobs = append(jobs, job{t, k, questionIn{Task: t.Name, Number: k + 1, Level: t.Level, Description: t.Description, Instructions: instr, Entries: entries}})
@@ -418,6 +420,8 @@ func evidenceStrings(ids []int) []string {
 }
 
 func (res *KnowMeResult) drop(step string, r Ref, why string) {
+	res.mu.Lock()
+	defer res.mu.Unlock()
 	res.Dropped = append(res.Dropped, Dropped{Step: step, Item: r.Item, Reason: why, Revisions: r.Revisions})
 }
 

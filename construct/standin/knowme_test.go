@@ -300,3 +300,55 @@ func TestKnowMeKilledAndResumed(t *testing.T) {
 	}
 	sameTree(t, a, b)
 }
+
+// TestKnowMeRejectedSegmentsAndUnits: boundaries that never pass their
+// code check fall back to the paragraphs; a segment whose units the
+// checker always rejects is left out of the stream and listed for review;
+// the rest of the dataset is built and has no defect.
+func TestKnowMeRejectedSegmentsAndUnits(t *testing.T) {
+	srv, err := standin.Start(standin.Options{Responder: func(call llmtest.ChatCall) (string, error) {
+		user := call.LastUser()
+		switch task := construct.TaskOf(user); {
+		case task == "knowme.segment v1" || task == "knowme.segment.revise v1":
+			return `{"boundaries": [999]}`, nil
+		case task == "knowme.anu.check v1" && strings.Contains(user, "Ingrid arrived"):
+			return `{"decision":"REJECT","source_facts":5,"output_facts":5,"missing":["the pizzas"],"unsupported":[],"feedback":"keep the pizzas"}`, nil
+		}
+		return standin.Reply(call)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	chat, err := standin.Client(srv.URL(), 8, llm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := construct.BuildKnowMe(context.Background(), knowMeParams(t), construct.Options{Chat: chat, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := map[string]int{}
+	for _, d := range res.Dropped {
+		steps[d.Step]++
+	}
+	if steps[construct.KnowMeSegment] != 1 || steps[construct.KnowMeANU] != 1 {
+		t.Errorf("dropped %v: want the window's boundaries and one segment's units", res.Dropped)
+	}
+	for _, e := range res.Stream {
+		if strings.Contains(e.Action, "Ingrid arrived") {
+			t.Errorf("the rejected segment's entry %d is in the stream", e.ID)
+		}
+	}
+	dir := t.TempDir()
+	if err := res.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	d, err := datasets.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Report.Defects) > 0 || len(d.Corpora[0].Traces) == 0 {
+		t.Errorf("%d defects, %d traces", len(d.Report.Defects), len(d.Corpora[0].Traces))
+	}
+}
