@@ -174,7 +174,12 @@ func writeDropped(b *strings.Builder, dropped []Dropped) {
 	}
 	b.WriteString("\n")
 	ds := append([]Dropped(nil), dropped...)
-	sort.SliceStable(ds, func(i, j int) bool { return ds[i].Step < ds[j].Step })
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].Step != ds[j].Step {
+			return ds[i].Step < ds[j].Step
+		}
+		return ds[i].Item < ds[j].Item
+	})
 	for _, d := range ds {
 		fmt.Fprintf(b, "- %s, %s (%d revisions): %s\n", d.Step, d.Item, d.Revisions, d.Reason)
 	}

@@ -3,6 +3,7 @@ package standin_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/memlab/memlab/construct/standin"
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/llm/cache"
 	"github.com/memlab/memlab/llm/llmtest"
 )
 
@@ -351,4 +353,52 @@ func TestKnowMeRejectedSegmentsAndUnits(t *testing.T) {
 	if len(d.Report.Defects) > 0 || len(d.Corpora[0].Traces) == 0 {
 		t.Errorf("%d defects, %d traces", len(d.Report.Defects), len(d.Corpora[0].Traces))
 	}
+}
+
+// TestKnowMeDeterministicFromTheCache: two builds with the same seed into
+// two fresh stores, sharing the call cache: the second is answered by the
+// cache alone (no request) and writes the same files.
+func TestKnowMeDeterministicFromTheCache(t *testing.T) {
+	dir := t.TempDir()
+	srv, err := standin.Start(standin.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ch, err := cache.Open(filepath.Join(dir, "calls.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ch.Close()
+	chat, err := standin.Client(srv.URL(), 8, llm.Options{Cache: ch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outs []string
+	for i := range 2 {
+		store, err := construct.OpenStore(filepath.Join(dir, fmt.Sprintf("runs%d.db", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Reset()
+		res, err := construct.BuildKnowMe(context.Background(), knowMeParams(t), construct.Options{Store: store, Chat: chat, Seed: 5})
+		store.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			if n := srv.Stats().Total; n != 0 {
+				t.Errorf("the second build sent %d requests; the cache holds every call", n)
+			}
+			if tot := res.Build.Total(); tot.Cached != tot.Calls || tot.Calls == 0 {
+				t.Errorf("second build: %d calls, %d from the cache", tot.Calls, tot.Cached)
+			}
+		}
+		out := filepath.Join(dir, fmt.Sprintf("out%d", i))
+		if err := res.Write(out); err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, out)
+	}
+	sameTree(t, outs[0], outs[1])
 }
