@@ -116,19 +116,20 @@ func Reader(env *Env, s string) (generate.Reader, error) {
 	return c.(generate.Reader), nil
 }
 
-// Judge is a built judge: one of *judge.KnowMeJudge and
-// *judge.CloneMemJudge, and what it scores.
+// Judge is a built judge: one of *judge.KnowMeJudge,
+// *judge.CloneMemJudge and *judge.LoCoMoJudge, and what it scores.
 type Judge struct {
-	// Judge is the *judge.KnowMeJudge or *judge.CloneMemJudge.
+	// Judge is the *judge.KnowMeJudge, *judge.CloneMemJudge or
+	// *judge.LoCoMoJudge.
 	Judge any
-	// Benchmark is "knowme" or "clonemem"; Use is "qa" or "memory" for
-	// clonemem (QA consistency, or memory recall and helpfulness), "" for
-	// knowme.
+	// Benchmark is "knowme", "clonemem" or "locomo"; Use is "qa" or
+	// "memory" for clonemem (QA consistency, or memory recall and
+	// helpfulness), "" for the others.
 	Benchmark, Use string
 }
 
-// BuildJudge builds a judge from its spec, e.g. "judge(knowme)" or
-// "judge(clonemem,use=memory)".
+// BuildJudge builds a judge from its spec, e.g. "judge(knowme)",
+// "judge(clonemem,use=memory)" or "judge(locomo)".
 func BuildJudge(env *Env, s string) (*Judge, error) {
 	c, err := Build(env, KindJudge, s)
 	if err != nil {
@@ -323,9 +324,9 @@ var entries = []*Entry{
 		},
 		build: buildReader},
 
-	{Name: "judge", Kind: KindJudge, Doc: "an LLM judge: KnowMe-Bench's 0-5 score, or CloneMem's QA consistency or memory recall and helpfulness", Needs: llm.RoleJudge,
+	{Name: "judge", Kind: KindJudge, Doc: "an LLM judge: KnowMe-Bench's 0-5 score, CloneMem's QA consistency or memory recall and helpfulness, or LoCoMo's J (CORRECT or WRONG)", Needs: llm.RoleJudge,
 		Knobs: []Knob{
-			{Name: "benchmark", Type: TypeEnum, Required: true, Positional: true, Allowed: []string{"knowme", "clonemem"}, Doc: "judge.NewKnowMeJudge or judge.NewCloneMemJudge"},
+			{Name: "benchmark", Type: TypeEnum, Required: true, Positional: true, Allowed: []string{"knowme", "clonemem", "locomo"}, Doc: "judge.NewKnowMeJudge, judge.NewCloneMemJudge or judge.NewLoCoMoJudge"},
 			{Name: "use", Type: TypeEnum, Default: "qa", Allowed: []string{"qa", "memory"}, Doc: "clonemem: score the answer (qa) or the retrieved memory (memory)"},
 			{Name: "rubric", Type: TypeString, Default: "memlab", Doc: "knowme: memlab's rubrics, or the path of the official rubric file (judge.LoadRubricFile)"},
 			modelKnob(llm.RoleJudge),
@@ -333,11 +334,12 @@ var entries = []*Entry{
 			{Name: "max_tokens", Type: TypeInt, Default: "0", Doc: "Config.MaxTokens (0 = the server's)"},
 		},
 		check: func(s *Spec) error {
-			if s.Str("benchmark") == "clonemem" && s.Str("rubric") != "memlab" {
-				return fmt.Errorf("judge(clonemem) has no rubric knob (it is knowme's)")
+			b := s.Str("benchmark")
+			if b != "knowme" && s.Str("rubric") != "memlab" {
+				return fmt.Errorf("judge(%s) has no rubric knob (it is knowme's)", b)
 			}
-			if s.Str("benchmark") == "knowme" && s.Str("use") != "qa" {
-				return fmt.Errorf("judge(knowme) has no use knob (it is clonemem's)")
+			if b != "clonemem" && s.Str("use") != "qa" {
+				return fmt.Errorf("judge(%s) has no use knob (it is clonemem's)", b)
 			}
 			return nil
 		},
@@ -667,8 +669,11 @@ func buildJudge(e *Env, s *Spec) (any, error) {
 		return nil, err
 	}
 	cfg := judge.Config{Model: s.Str("model"), Temperature: s.Float("temperature"), MaxTokens: s.Int("max_tokens")}
-	if s.Str("benchmark") == "clonemem" {
+	switch s.Str("benchmark") {
+	case "clonemem":
 		return &Judge{Judge: judge.NewCloneMemJudge(c, cfg), Benchmark: "clonemem", Use: s.Str("use")}, nil
+	case "locomo":
+		return &Judge{Judge: judge.NewLoCoMoJudge(c, cfg), Benchmark: "locomo"}, nil
 	}
 	var rubrics *judge.RubricSet
 	if r := s.Str("rubric"); r != "memlab" {

@@ -86,6 +86,10 @@ func TestCanonical(t *testing.T) {
 		{KindJudge, "judge(clonemem,use=memory)", "judge(clonemem,use=memory)", ""},
 		{KindJudge, "judge(knowmee)", "", `unknown value of judge benchmark "knowmee": did you mean knowme?`},
 		{KindJudge, "judge(knowme,use=memory)", "", "judge(knowme) has no use knob"},
+		{KindJudge, "judge(locomo)", "judge(locomo)", ""},
+		{KindJudge, "judge(locomo,model=j2)", "judge(locomo,model=j2)", ""},
+		{KindJudge, "judge(locomo,use=memory)", "", "judge(locomo) has no use knob"},
+		{KindJudge, "judge(locomo,rubric=x.md)", "", "judge(locomo) has no rubric knob"},
 		{KindJudge, `judge(knowme,rubric="../evaluate prompt.md")`, `judge(knowme,rubric="../evaluate prompt.md")`, ""},
 		{KindExtractor, "extractor(model=gpt-4o-mini)", "extractor(model=gpt-4o-mini)", ""},
 		{KindSystem, "", "", "column 1: want a name, got the end of the spec"},
@@ -277,6 +281,10 @@ func TestSpecEqualsHandBuilt(t *testing.T) {
 	k := noErr(BuildJudge(env, "judge(knowme)"))
 	if g, w := k.Judge.(component.Describer).Spec().String(), judge.NewKnowMeJudge(chat, nil, judge.Config{}).Spec().String(); g != w {
 		t.Errorf("knowme judge spec %s, want %s", g, w)
+	}
+	l := noErr(BuildJudge(env, "judge(locomo,model=j2)"))
+	if g, w := l.Judge.(component.Describer).Spec().String(), judge.NewLoCoMoJudge(chat, judge.Config{Model: "j2"}).Spec().String(); g != w || l.Benchmark != "locomo" {
+		t.Errorf("locomo judge %+v spec %s, want %s", l, g, w)
 	}
 	if _, err := BuildJudge(env, "judge(knowme,rubric=/nonexistent/rubric.md)"); err == nil || !strings.Contains(err.Error(), "/nonexistent/rubric.md") {
 		t.Errorf("missing rubric file: err = %v, want it named", err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memlab/memlab/internal/sqlitedb"
+	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/runstore"
 )
 
@@ -104,8 +105,8 @@ type Store struct {
 // holds a project's runs and builds. A PostgreSQL run store is not
 // supported here.
 func OpenStore(path string) (*Store, error) {
-	if strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://") {
-		return nil, fmt.Errorf("construct: open store %q: builds are kept in an SQLite run store file only", path)
+	if runstore.IsURL(path) {
+		return nil, fmt.Errorf("construct: open store %s: builds are kept in an SQLite run store file only, not on PostgreSQL: give -store a file (or -no-store)", llm.RedactURLs(path))
 	}
 	rs, err := runstore.Open(path)
 	if err != nil {

@@ -397,3 +397,41 @@ func (p *locomoParser) questions(id string, obj map[string]any, turns map[string
 	}
 	return out
 }
+
+// LoCoMoCategory returns the category number (1-5, LoCoMoCategories) of a
+// LoCoMo question: ok is false unless q.Extra["category"] holds a number
+// from 1 to 5 and q.Task is that category's name, as the loader sets them
+// (so a question of another benchmark that happens to have a "category"
+// field is not taken for one).
+func LoCoMoCategory(q Question) (int, bool) {
+	var n int
+	switch x := q.Extra["category"].(type) {
+	case int:
+		n = x
+	case int64:
+		n = int(x)
+	case float64:
+		if x != float64(int(x)) {
+			return 0, false
+		}
+		n = int(x)
+	default:
+		return 0, false
+	}
+	if name, ok := LoCoMoCategories[n]; ok && q.Task == name {
+		return n, true
+	}
+	return 0, false
+}
+
+// LoCoMoSession returns the session of a LoCoMo dialogue id, as LoCoMo's
+// evaluation reads it (the number between "D" and ":"): "D18:21" → 18.
+// ok is false when id is not a dialogue id (D<session>:<turn>).
+func LoCoMoSession(id string) (int, bool) {
+	m := dialogueID.FindStringSubmatch(id)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	return n, err == nil
+}

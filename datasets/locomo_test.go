@@ -173,3 +173,32 @@ func TestLoCoMoForms(t *testing.T) {
 		}
 	}
 }
+
+// TestLoCoMoCategoryAndSession: a question is LoCoMo's only with a number
+// 1-5 and that category's name; sessions are read from dialogue ids.
+func TestLoCoMoCategoryAndSession(t *testing.T) {
+	for _, c := range []struct {
+		task  string
+		cat   any
+		want  int
+		wantO bool
+	}{
+		{"multi-hop", 1, 1, true}, {"adversarial", 5, 5, true}, {"temporal", 2.0, 2, true}, {"temporal", int64(2), 2, true},
+		{"temporal", 4, 0, false}, {"temporal", 2.5, 0, false}, {"temporal", "2", 0, false}, {"category 7", 7, 0, false},
+		{"Information Extraction", 1, 0, false}, {"single-hop", nil, 0, false},
+	} {
+		q := Question{Task: c.task, Extra: map[string]any{"category": c.cat}}
+		if n, ok := LoCoMoCategory(q); n != c.want || ok != c.wantO {
+			t.Errorf("LoCoMoCategory(task %q, category %v) = %d, %t; want %d, %t", c.task, c.cat, n, ok, c.want, c.wantO)
+		}
+	}
+	for _, c := range []struct {
+		id   string
+		want int
+		ok   bool
+	}{{"D18:21", 18, true}, {"D1:3", 1, true}, {"D:11:26", 0, false}, {"D", 0, false}, {"S3", 0, false}, {"D2:x", 0, false}} {
+		if n, ok := LoCoMoSession(c.id); n != c.want || ok != c.ok {
+			t.Errorf("LoCoMoSession(%q) = %d, %t; want %d, %t", c.id, n, ok, c.want, c.ok)
+		}
+	}
+}

@@ -12,9 +12,13 @@
 //     prompts (Prompts, PromptFor) follow the papers' protocols in memlab's
 //     own words: CloneMem free text (the person answers a close friend from
 //     the retrieved memories, each shown with its date and medium) and
-//     multiple choice (a letter), and one prompt per KnowMe task family.
-//     Every prompt is versioned by the hash of its text, recorded in the
-//     reader's name. A multiple-choice reply is read with ParseChoice; an
+//     multiple choice (a letter), one prompt per KnowMe task family, and
+//     LoCoMo's (a short phrase in the conversation's words; temporal
+//     questions told to date the answer from the sessions; adversarial
+//     questions a choice between "Not mentioned in the conversation" and
+//     the adversarial answer, LoCoMoOptions). Every prompt is versioned by
+//     the hash of its text, recorded in the reader's spec (and, for those
+//     before LoCoMo's, in its name). A multiple-choice reply is read with ParseChoice; an
 //     unparseable or ambiguous reply is a recorded Outcome, not a letter.
 //
 //   - Extractive ("extractive (offline)"): no model. It picks the option best

@@ -47,7 +47,11 @@ type ReaderConfig struct {
 // that PromptFor chooses, sends it through an llm.Chatter, and reads the reply.
 //
 // Free text (no options): Answer.Text and Answer.Raw are the reply, Outcome
-// is "".
+// is "". A LoCoMo adversarial question (PromptLoCoMoAdversarial) is asked
+// as a choice between LoCoMoNotMentioned and its adversarial answer: a
+// reply naming an option has that option's text as Answer.Text, and
+// Abstained is true when it is LoCoMoNotMentioned; any other reply is kept
+// as free text.
 //
 // Multiple choice: the reply is read with ParseChoice. One option named:
 // Choice is its id, Text its text, Outcome OutcomeChosen, and Abstained is
@@ -158,10 +162,16 @@ func (r *ModelReader) PromptFor(q datasets.Question) Prompt {
 }
 
 // Request returns the chat request Answer sends for q and the passages
-// (a dry run estimates a run's cost from it, without calling).
+// (a dry run estimates a run's cost from it, without calling). A LoCoMo
+// adversarial question is rendered with its two options (LoCoMoOptions)
+// and the free-text settings.
 func (r *ModelReader) Request(q datasets.Question, passages []Passage) (llm.ChatRequest, error) {
 	p := r.PromptFor(q)
-	system, user, err := p.Render(r.cfg.PersonName, q, passages)
+	shown := q
+	if p.Name == PromptLoCoMoAdversarial.Name {
+		shown.Choices = LoCoMoOptions(q)
+	}
+	system, user, err := p.Render(r.cfg.PersonName, shown, passages)
 	if err != nil {
 		return llm.ChatRequest{}, fmt.Errorf("generate: model reader: question %q: %w", q.ID, err)
 	}
@@ -187,6 +197,9 @@ func (r *ModelReader) Answer(ctx context.Context, q datasets.Question, passages 
 		return Answer{}, fmt.Errorf("generate: model reader: question %q, prompt %s (%s): %w", q.ID, p.Name, p.Hash, err)
 	}
 	reply := resp.Content
+	if p.Name == PromptLoCoMoAdversarial.Name {
+		return readLoCoMoOption(reply, LoCoMoOptions(q)), nil
+	}
 	if !mc {
 		return Answer{Text: strings.TrimSpace(reply), Raw: reply}, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"text/template"
 	"time"
@@ -126,6 +127,40 @@ Give an interpretive answer: link what the person does, notices and says on the 
 		`rather than a general emotion, and ground each claim in what the records show.`
 )
 
+// LoCoMo's reader prompts, in memlab's words after the facts of LoCoMo's
+// own QA prompts (task_eval/evaluate_gpts.py): an answer "in the form of a
+// short phrase", "with exact words from the context whenever possible";
+// temporal questions (category 2) told to use the session dates and answer
+// with an approximate date; adversarial questions (category 5) asked as a
+// choice between "Not mentioned in the conversation" and the adversarial
+// answer.
+const (
+	loCoMoFraming = `You are given turns of a long conversation between two people, held over many sessions. ` +
+		`Each turn is shown with the date and time of its session. Answer questions about the two people from these turns only.`
+
+	loCoMoUser = `Conversation turns:
+` + memoryBlocks + `
+Based on the turns above, write an answer in the form of a short phrase. Use the exact words of the conversation wherever you can.
+`
+
+	loCoMoQAUser = loCoMoUser + `
+Question: {{.Question}}
+Short answer:`
+
+	loCoMoTemporalUser = loCoMoUser + `
+Question: {{.Question}} Work the date out from the dates of the sessions; an approximate date is fine.
+Short answer:`
+
+	loCoMoAdversarialUser = `Conversation turns:
+` + memoryBlocks + `
+Based on the turns above, answer the question by choosing one of the two options.
+
+Question: {{.Question}}
+{{range .Options}}({{.ID}}) {{.Text}}
+{{end}}
+Reply with the letter of your option only: (a) or (b).`
+)
+
 // The reader prompts. PromptFor chooses among them.
 var (
 	// PromptCloneMemFree: the person answers a close friend in the first
@@ -149,12 +184,24 @@ var (
 	// PromptKnowMeInsight: KnowMe Mind-Body Interaction and Expert-Annotated
 	// Psychoanalysis, an interpretive answer linking actions to inner states.
 	PromptKnowMeInsight = NewPrompt("knowme-insight", knowMeFraming+knowMeInsightRule, knowMeUser)
+	// PromptLoCoMoQA: LoCoMo's multi-hop, open-domain and single-hop
+	// questions (categories 1, 3, 4), a short phrase in the
+	// conversation's words.
+	PromptLoCoMoQA = NewPrompt("locomo-qa", loCoMoFraming, loCoMoQAUser)
+	// PromptLoCoMoTemporal: LoCoMo's temporal questions (category 2), a
+	// date worked out from the session dates.
+	PromptLoCoMoTemporal = NewPrompt("locomo-temporal", loCoMoFraming, loCoMoTemporalUser)
+	// PromptLoCoMoAdversarial: LoCoMo's adversarial questions (category 5),
+	// a choice between LoCoMoNotMentioned and the adversarial answer
+	// (LoCoMoOptions).
+	PromptLoCoMoAdversarial = NewPrompt("locomo-adversarial", loCoMoFraming, loCoMoAdversarialUser)
 )
 
 // Prompts returns every reader prompt, in a fixed order.
 func Prompts() []Prompt {
 	return []Prompt{PromptCloneMemFree, PromptCloneMemChoice, PromptKnowMeExtraction, PromptKnowMeAbstention,
-		PromptKnowMeTemporal, PromptKnowMeOrdering, PromptKnowMeInsight}
+		PromptKnowMeTemporal, PromptKnowMeOrdering, PromptKnowMeInsight, PromptLoCoMoQA, PromptLoCoMoTemporal,
+		PromptLoCoMoAdversarial}
 }
 
 // taskKey folds a task name for matching: lowercase letters only, so
@@ -181,12 +228,23 @@ var knowMeFamilies = map[string]*Prompt{
 }
 
 // PromptFor returns the prompt for a question: PromptCloneMemChoice when q
-// has options; otherwise the KnowMe family prompt of q.Task (task names are
-// matched ignoring case, spaces and punctuation); otherwise
-// PromptCloneMemFree.
+// has options; for a LoCoMo question (datasets.LoCoMoCategory)
+// PromptLoCoMoTemporal (category 2), PromptLoCoMoAdversarial (category 5,
+// when LoCoMoOptions has the adversarial answer) or PromptLoCoMoQA;
+// otherwise the KnowMe family prompt of q.Task (task names are matched
+// ignoring case, spaces and punctuation); otherwise PromptCloneMemFree.
 func PromptFor(q datasets.Question) Prompt {
 	if len(q.Choices) > 0 {
 		return PromptCloneMemChoice
+	}
+	if cat, ok := datasets.LoCoMoCategory(q); ok {
+		switch {
+		case cat == 2:
+			return PromptLoCoMoTemporal
+		case cat == 5 && LoCoMoOptions(q) != nil:
+			return PromptLoCoMoAdversarial
+		}
+		return PromptLoCoMoQA
 	}
 	if p, ok := knowMeFamilies[taskKey(q.Task)]; ok {
 		return *p
@@ -263,4 +321,64 @@ func execute(name, text string, d promptData) (string, error) {
 		return "", err
 	}
 	return strings.TrimSpace(b.String()), nil
+}
+
+// LoCoMoNotMentioned is the option that is right for every LoCoMo
+// adversarial question, as LoCoMo's QA prompt words it.
+const LoCoMoNotMentioned = "Not mentioned in the conversation"
+
+// LoCoMoOptions returns the two options of a LoCoMo adversarial question
+// (category 5): LoCoMoNotMentioned and its adversarial answer
+// (Extra["adversarial_answer"], else Answer), as (a) and (b) in an order
+// fixed by a hash of the question id (LoCoMo's script draws it at
+// random). It is nil for another question, or one without adversarial
+// answer.
+func LoCoMoOptions(q datasets.Question) []datasets.Choice {
+	if cat, ok := datasets.LoCoMoCategory(q); !ok || cat != 5 {
+		return nil
+	}
+	adv, _ := q.Extra["adversarial_answer"].(string)
+	if adv = strings.TrimSpace(adv); adv == "" {
+		adv = strings.TrimSpace(q.Answer)
+	}
+	if adv == "" {
+		return nil
+	}
+	h := fnv.New32a()
+	h.Write([]byte(q.ID))
+	if h.Sum32()%2 == 0 {
+		return []datasets.Choice{{ID: "a", Text: LoCoMoNotMentioned}, {ID: "b", Text: adv}}
+	}
+	return []datasets.Choice{{ID: "a", Text: adv}, {ID: "b", Text: LoCoMoNotMentioned}}
+}
+
+// readLoCoMoOption reads the reply to PromptLoCoMoAdversarial as LoCoMo's
+// script maps a reply to its option (get_cat_5_answer), a little more
+// strictly: a reply that is only a letter, "(a)", "a)" or "a." (either
+// option, any case), or that starts with "(a)" or "(b)", is that option's
+// text; any other reply is kept as it is (the script then scores it by its
+// words). Abstained is true when the chosen option is LoCoMoNotMentioned.
+func readLoCoMoOption(reply string, options []datasets.Choice) Answer {
+	a := Answer{Text: strings.TrimSpace(reply), Raw: reply}
+	low := strings.ToLower(a.Text)
+	id := ""
+	switch strings.TrimSuffix(low, ".") {
+	case "a", "(a)", "a)":
+		id = "a"
+	case "b", "(b)", "b)":
+		id = "b"
+	default:
+		if strings.HasPrefix(low, "(a)") {
+			id = "a"
+		} else if strings.HasPrefix(low, "(b)") {
+			id = "b"
+		}
+	}
+	for _, o := range options {
+		if o.ID == id {
+			a.Text = o.Text
+			a.Abstained = o.Text == LoCoMoNotMentioned
+		}
+	}
+	return a
 }

@@ -14,13 +14,16 @@ import (
 // are no longer comparable. Update the hash on purpose, never to silence the
 // test.
 var goldenHashes = map[string]string{
-	"clonemem-free":     "97166dc2675a",
-	"clonemem-choice":   "fd21e206fe4f",
-	"knowme-extraction": "e43f348cc423",
-	"knowme-abstention": "4a25f7741cc8",
-	"knowme-temporal":   "a118f5d7f8ee",
-	"knowme-ordering":   "ef6f10bd96eb",
-	"knowme-insight":    "cd97a1e587aa",
+	"clonemem-free":      "97166dc2675a",
+	"clonemem-choice":    "fd21e206fe4f",
+	"knowme-extraction":  "e43f348cc423",
+	"knowme-abstention":  "4a25f7741cc8",
+	"knowme-temporal":    "a118f5d7f8ee",
+	"knowme-ordering":    "ef6f10bd96eb",
+	"knowme-insight":     "cd97a1e587aa",
+	"locomo-qa":          "5f1a83909e78",
+	"locomo-temporal":    "c8fd26512ce6",
+	"locomo-adversarial": "725a18ccbba2",
 }
 
 func TestPromptHashes(t *testing.T) {

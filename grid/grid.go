@@ -612,6 +612,8 @@ func (b *builder) judge(s *catalog.Spec) ([]runs.Judge, error) {
 	switch j := cj.Judge.(type) {
 	case *judge.KnowMeJudge:
 		out = []runs.Judge{runs.KnowMeJudge(j)}
+	case *judge.LoCoMoJudge:
+		out = []runs.Judge{runs.LoCoMoJudge(j)}
 	case *judge.CloneMemJudge:
 		if cj.Use == "memory" {
 			out = []runs.Judge{runs.CloneMemMemoryJudge(j)}

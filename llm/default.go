@@ -21,10 +21,16 @@ var (
 	defaultCache  *cache.Cache
 )
 
-// CachePath is the default cache file: $MEMLAB_CACHE if set, else
-// memlab/calls.db under the user's cache directory (~/.cache on Linux).
+// CachePath is the default cache file: $MEMLAB_CACHE if set (a file, or
+// a postgres:// URL: cache.Open), else the run store's PostgreSQL database
+// when $MEMLAB_RUNS is a postgres:// or postgresql:// URL (the cache's
+// tables beside the runs), else memlab/calls.db under the user's cache
+// directory (~/.cache on Linux).
 func CachePath() (string, error) {
 	if p := os.Getenv("MEMLAB_CACHE"); p != "" {
+		return p, nil
+	}
+	if p := os.Getenv("MEMLAB_RUNS"); cache.IsURL(p) {
 		return p, nil
 	}
 	dir, err := os.UserCacheDir()

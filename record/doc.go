@@ -15,10 +15,11 @@
 //
 // A record's answer scores are one list, Record.Scores, whatever made
 // them: each Score has its metric, value, scale (Min, Max) and Kind
-// (KindExact: choice accuracy; KindProxy: the offline proxies, always
-// under their own proxy names; KindLLMJudge: an LLM judge's verdict, with
-// the judge's name, model and prompt hash, its explanation, raw reply,
-// attempts, repeated samples and failure). Every reader of scores reads
+// (KindExact: choice accuracy, and on LoCoMo its QA F1 and session
+// recall; KindProxy: the offline proxies, always under their own proxy
+// names; KindLLMJudge: an LLM judge's verdict, with the judge's name,
+// model and prompt hash, its explanation, raw reply, attempts, repeated
+// samples and failure). Every reader of scores reads
 // this list; Offline and SetOffline, Verdicts and SetVerdicts are views of
 // it (Verdicts are the LLM judges' scores as judge.Verdict, in order, which
 // Record.JudgeVerdicts splits by judge for a rerun's healing).

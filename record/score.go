@@ -12,8 +12,10 @@ type ScoreKind string
 
 // The kinds of Score.
 const (
-	// KindExact is a score computed exactly from the gold answer (choice
-	// accuracy).
+	// KindExact is a score computed exactly from the gold answer or gold
+	// evidence: choice accuracy, and on LoCoMo its own QA F1
+	// (judge.MetricLoCoMoF1, the benchmark's lexical metric as its script
+	// computes it) and session recall (retrieval.MetricSessionRecall).
 	KindExact ScoreKind = "exact"
 	// KindProxy is an offline proxy of a metric an LLM judges (token F1,
 	// ROUGE-L, evidence coverage): always under its own proxy name, never
@@ -47,7 +49,8 @@ type Score struct {
 	Explanation string
 	// Failure is "" when scored (or undefined); else why the judge gave no
 	// score (see judge.Verdict.Failure). Exact metrics and proxies never
-	// fail.
+	// fail; an exact metric that needs a reference answer the question
+	// lacks is marked judge.FailureNoReference (counted as no reference).
 	Failure string
 	// Raw is the judge's last reply verbatim, Attempts the number of judge
 	// calls made, Error the text of the last error when Failure is not "".

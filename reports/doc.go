@@ -10,7 +10,7 @@
 // CalibrationTable), the sweep table (SweepTable), cost estimates and
 // model usage (EstimateTable, DryRun, UsageTable, ClientUsageTable), and
 // the reproducibility manifest (NewManifest, Reproduce), and the slicing
-// of an experiment grid's results (Set: Where, Pivot, Compare, plots and
+// of an experiment grid's results (Set: Where, WhereTasks, Pivot, Compare, plots and
 // tidy CSV).
 //
 // Every function reads records or results only: nothing here runs a
@@ -44,7 +44,7 @@
 //	clientusage.go  ClientUsageTable (a model client's calls, by role and model)
 //	manifest.go     Manifest, NewManifest, WriteManifest, ReadManifest, Reproduce
 //	set.go          Set and Point: a grid's points, each with its run or why it has none
-//	set_where.go    Set.Where, WithBaseline, Err: selecting points by axis values
+//	set_where.go    Set.Where, WithBaseline, Err: selecting points by axis values; WhereTasks: questions by task
 //	set_results.go  Set.Results, Skips, Failures
 //	set_dims.go     the dimensions of a pivot: axes, groupings, ByPoint, ByMetric
 //	set_pivot.go    Set.Pivot, PivotWith: PivotTable, PivotCell, PivotOptions

@@ -213,3 +213,42 @@ func (s *Set) labelOf(i int) string {
 
 // sortedKeys returns the keys of m, sorted.
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// WhereTasks returns s with each point's records cut to the questions of
+// the given tasks (Record.Task), for a table over part of a benchmark:
+// LoCoMo's categories 1-4 without the adversarial ones, say. The points,
+// axes and baseline are kept; each ran point's Result is a copy holding
+// only those records; a note says which tasks the set keeps. A task no
+// record of s has makes a set carrying the error (see Err), naming the
+// tasks there are.
+func (s *Set) WhereTasks(tasks ...string) *Set {
+	if err := s.Err(); err != nil {
+		return &Set{err: err}
+	}
+	have := map[string]bool{}
+	for _, p := range s.Points {
+		if p.Result != nil {
+			for _, r := range p.Result.Records {
+				have[r.Task] = true
+			}
+		}
+	}
+	if len(tasks) == 0 {
+		return &Set{err: fmt.Errorf("reports: where tasks: no task named (tasks: %s)", strings.Join(slices.Sorted(maps.Keys(have)), ", "))}
+	}
+	for _, t := range tasks {
+		if !have[t] {
+			return &Set{err: fmt.Errorf("reports: where tasks: no record has task %q (tasks: %s)", t, strings.Join(slices.Sorted(maps.Keys(have)), ", "))}
+		}
+	}
+	out := &Set{Axes: s.Axes, Baseline: s.Baseline, Notes: append(slices.Clone(s.Notes), "Questions of "+strings.Join(tasks, ", ")+" only.")}
+	for _, p := range s.Points {
+		if p.Result != nil {
+			r := *p.Result
+			r.Records = slices.DeleteFunc(slices.Clone(r.Records), func(rec record.Record) bool { return !slices.Contains(tasks, rec.Task) })
+			p.Result = &r
+		}
+		out.Points = append(out.Points, p)
+	}
+	return out
+}

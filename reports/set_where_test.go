@@ -2,6 +2,7 @@ package reports
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -96,5 +97,50 @@ func TestSetWhereErrorsNameTheAxesAndValues(t *testing.T) {
 	}
 	if err := s.WithBaseline("k=5|10").Err(); err == nil || !strings.Contains(err.Error(), "one value per axis") {
 		t.Errorf("WithBaseline with a list: %v", err)
+	}
+}
+
+// TestSetWhereTasks: every point keeps the records of the named tasks
+// only, the set it was called on keeps all, and a pivot over the cut set
+// counts only those questions.
+func TestSetWhereTasks(t *testing.T) {
+	s := sampleSet(t)
+	tasks := map[string]int{}
+	for _, r := range s.Points[0].Result.Records {
+		tasks[r.Task]++
+	}
+	if len(tasks) < 2 {
+		t.Fatalf("the sample set has tasks %v: too few to cut", tasks)
+	}
+	keep := slices.Sorted(maps.Keys(tasks))[0]
+	w := s.WhereTasks(keep)
+	if err := w.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range w.Points {
+		if !p.Ran() {
+			continue
+		}
+		if len(p.Result.Records) != tasks[keep] {
+			t.Errorf("point %s: %d records, want the %d of %s", p.Label, len(p.Result.Records), tasks[keep], keep)
+		}
+		if len(s.Points[i].Result.Records) == tasks[keep] {
+			t.Errorf("point %s: WhereTasks cut the set it was called on", p.Label)
+		}
+	}
+	if !strings.Contains(strings.Join(w.Notes, " "), keep+" only") {
+		t.Errorf("notes %q do not say which tasks", w.Notes)
+	}
+	pt, err := w.PivotWith(PivotOptions{Rows: ByPoint, Metrics: []string{"Recall-Flat"}, Counts: true, Resamples: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range pt.Cells {
+		if c := row[0]; c.Status == CellOK && c.Records != tasks[keep] {
+			t.Errorf("cell %s: %d records, want %d", c.Row, c.Records, tasks[keep])
+		}
+	}
+	if err := s.WhereTasks("no such task").Err(); err == nil || !strings.Contains(err.Error(), keep) {
+		t.Errorf("unknown task: %v; want an error naming the tasks there are", err)
 	}
 }

@@ -167,3 +167,49 @@ func MeanRetrieval(scores []RetrievalScore) (mean RetrievalScore, withGold, with
 	mean.NDCG /= n
 	return mean, withGold, withoutGold
 }
+
+// MetricSessionRecall names the session-level recall of LoCoMo questions
+// (SessionRecall), as tables show it.
+const MetricSessionRecall = "Session recall"
+
+// SessionRecall is the share of the gold sessions that the top k
+// retrieved traces cover: with sessionOf mapping a trace id to its session
+// (datasets.LoCoMoSession for LoCoMo's dialogue ids "D<session>:<turn>"; an
+// id it does not map belongs to no session), S_G the sessions of the gold
+// union of the groups and S_T those of the first k distinct ids of ranked,
+//
+//	SessionRecall = |S_G ∩ S_T| / |S_G|
+//
+// It is NaN when S_G is empty (no gold id maps to a session), so such a
+// question is left out of the means, never scored 0 or 1. Each gold
+// session counts once however many gold turns it holds (LoCoMo's script,
+// scoring retrieved session summaries, counts each gold turn instead).
+// It reads only the ranking made at the question's time and the trace ids:
+// nothing dated after the question shapes it.
+func SessionRecall(ranked []string, groups []datasets.EvidenceGroup, k int, sessionOf func(id string) (int, bool)) float64 {
+	gold := map[int]bool{}
+	for _, g := range groups {
+		for _, id := range g.TraceIDs {
+			if s, ok := sessionOf(id); ok {
+				gold[s] = true
+			}
+		}
+	}
+	if len(gold) == 0 {
+		return math.NaN()
+	}
+	seen, covered := map[string]bool{}, map[int]bool{}
+	for _, id := range ranked {
+		if len(seen) >= k {
+			break
+		}
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if s, ok := sessionOf(id); ok && gold[s] {
+			covered[s] = true
+		}
+	}
+	return float64(len(covered)) / float64(len(gold))
+}

@@ -177,3 +177,36 @@ func TestTraceRanking(t *testing.T) {
 		t.Errorf("TraceRanking(nil) = %v", got)
 	}
 }
+
+// TestSessionRecall: gold sessions covered by the top k, each session
+// once, duplicates skipped before the cut, NaN without gold sessions.
+func TestSessionRecall(t *testing.T) {
+	ev := func(ids ...string) []datasets.EvidenceGroup {
+		var gs []datasets.EvidenceGroup
+		for _, id := range ids {
+			gs = append(gs, datasets.EvidenceGroup{TraceIDs: []string{id}})
+		}
+		return gs
+	}
+	for _, c := range []struct {
+		name   string
+		ranked []string
+		gold   []datasets.EvidenceGroup
+		k      int
+		want   float64
+	}{
+		{"one of two sessions", []string{"D1:9", "D3:1"}, ev("D1:3", "D1:5", "D2:1"), 10, 0.5},
+		{"another turn of the session counts", []string{"D2:7"}, ev("D2:1"), 1, 1},
+		{"cut at k", []string{"D5:1", "D2:7"}, ev("D2:1"), 1, 0},
+		{"duplicates do not use up k", []string{"D5:1", "D5:1", "D2:7"}, ev("D2:1"), 2, 1},
+		{"ids of no session", []string{"x", "D2:1"}, ev("D2:1", "bad"), 2, 1},
+		{"no gold session", []string{"D1:1"}, ev("bad"), 5, math.NaN()},
+		{"no gold", []string{"D1:1"}, nil, 5, math.NaN()},
+		{"k 0", []string{"D1:1"}, ev("D1:1"), 0, 0},
+	} {
+		got := SessionRecall(c.ranked, c.gold, c.k, datasets.LoCoMoSession)
+		if !(got == c.want || math.IsNaN(got) && math.IsNaN(c.want)) {
+			t.Errorf("%s: SessionRecall = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

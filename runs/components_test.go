@@ -535,6 +535,13 @@ func (f *fixture) kinds() []kind {
 	qa.variants = append(qa.variants, variant{"metric", func() (any, error) {
 		return runs.CloneMemMemoryJudge(judge.NewCloneMemJudge(f.client, judge.Config{})), nil
 	}})
+	lj := judgeVariants("judge.LoCoMoJudge", func(c llm.Chatter, cfg judge.Config) runs.Judge {
+		return runs.LoCoMoJudge(judge.NewLoCoMoJudge(c, cfg))
+	})
+	lj.variants = append(lj.variants, variant{"benchmark", func() (any, error) {
+		return runs.CloneMemQAJudge(judge.NewCloneMemJudge(f.client, judge.Config{})), nil
+	}})
+	out = append(out, lj, kind{"runs.loCoMoJ", lj.base, nil})
 	out = append(out, qa, kind{"runs.cloneMemQA", qa.base, nil}, kind{"runs.cloneMemMemory", func() (any, error) {
 		return runs.CloneMemMemoryJudge(judge.NewCloneMemJudge(f.client, judge.Config{})), nil
 	}, nil})

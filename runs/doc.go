@@ -29,7 +29,7 @@
 // and ceiling rows every table needs. EstimateRun says what a run will
 // spend before any call (a dry run, llm.DryRun, returns it instead of
 // records). The Judge adapters (KnowMeJudge, CloneMemQAJudge,
-// CloneMemMemoryJudge, RenameJudge, RepeatedJudge) put package judge's
+// CloneMemMemoryJudge, LoCoMoJudge, RenameJudge, RepeatedJudge) put package judge's
 // judges into runs; Rejudge scores a stored run's answers with more
 // judges, Calibrate measures a judge on labelled answers (CalibrationSet).
 // Progress reporters (Progress; package display has memlab's) are told
@@ -45,6 +45,7 @@
 //	baselines.go    Baselines, RunWithBaselines
 //	estimate.go     EstimateRun and the planners
 //	judges.go       Judge and the adapters of package judge's judges
+//	locomo.go       LoCoMo's own scores of a record (LoCoMo F1, session recall)
 //	rejudge.go      RenameJudge, Rejudge
 //	repeat.go       RepeatedJudge
 //	calibrate.go    CalibrationSet, Calibrate, ReadCalibrationCSV

@@ -226,6 +226,9 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*r
 			switch {
 			case !ok:
 			case !needsRetry(r, len(cfg.Judges)):
+				if d.Format == datasets.FormatLoCoMo {
+					loCoMoScores(q, &r) // a record stored before them lacks them
+				}
 				recs[i], have[i] = r, true
 				res.Resumed++
 			case retrievedOK(r):

@@ -143,3 +143,30 @@ func (ps samplesPlanner) MaxAttempts() int {
 	}
 	return n
 }
+
+// LoCoMoJudge adapts LoCoMo's J judge (judge.LoCoMoJudge: CORRECT 1 or
+// WRONG 0 against the gold answer) to a run.
+func LoCoMoJudge(j *judge.LoCoMoJudge) Judge { return loCoMoJ{j} }
+
+type loCoMoJ struct{ j *judge.LoCoMoJudge }
+
+func (l loCoMoJ) Name() string    { return l.j.Name() }
+func (l loCoMoJ) Version() string { return l.j.Version() }
+
+// Spec is the J judge's spec.
+func (l loCoMoJ) Spec() component.Spec { return l.j.Spec() }
+func (l loCoMoJ) Judge(ctx context.Context, q datasets.Question, answer string, _ []string) []judge.Verdict {
+	return []judge.Verdict{l.j.Judge(ctx, q, answer)}
+}
+
+// Requests is the J judge's call for the item (none for an adversarial
+// question or one without reference answer).
+func (l loCoMoJ) Requests(q datasets.Question, answer string, _ []string) []llm.ChatRequest {
+	if req, ok := l.j.Request(q, answer); ok {
+		return []llm.ChatRequest{req}
+	}
+	return nil
+}
+
+// MaxAttempts is the first call and its retries.
+func (l loCoMoJ) MaxAttempts() int { return l.j.Config().MaxAttempts() }

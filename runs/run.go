@@ -46,7 +46,8 @@ func retrieve(ctx context.Context, cfg Config, q datasets.Question) ([]retrieval
 }
 
 // evaluateOne turns a question and its hits (or the retrieval error) into
-// its record: retrieval scores, the reader's answers, the proxies and the
+// its record: retrieval scores, the reader's answers, the proxies, the
+// exact metrics (LoCoMo's own on a LoCoMo dataset: loCoMoScores) and the
 // LLM judges.
 //
 // prev, when not nil, is the question's stored record, whose retrieval
@@ -142,6 +143,9 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 	}
 	rec.SetOffline(record.ProxyScore(judge.MetricTokenF1, f1))
 	rec.SetOffline(record.ProxyScore(judge.MetricRougeL, rouge))
+	if d.Format == datasets.FormatLoCoMo {
+		loCoMoScores(q, &rec)
+	}
 	// The verdicts prev keeps: per judge of the run, and after them a
 	// Rejudge's (all of them, unsplit, in a record older than
 	// JudgeVerdicts).

@@ -25,7 +25,7 @@ func (s *Store) adoptLegacy(ctx context.Context, tx *sql.Tx, id string, spec rec
 		return false, nil
 	}
 	var stored string
-	err := tx.QueryRowContext(ctx, `SELECT spec FROM runs WHERE id = ?`, old).Scan(&stored)
+	err := tx.QueryRowContext(ctx, s.q(`SELECT spec FROM runs WHERE id = ?`+s.forUpdate()), old).Scan(&stored)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -36,29 +36,15 @@ func (s *Store) adoptLegacy(ctx context.Context, tx *sql.Tx, id string, spec rec
 		return false, fmt.Errorf("runstore: legacy run %s in %s has another spec (%s) than this config (%s): the store is inconsistent; delete the run",
 			old, s.path, stored, spec.LegacyJSON())
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c
-		WHERE m.type = 'table' AND m.name != 'runs' AND c.name = 'run_id' ORDER BY m.name`)
+	tables, err := s.runIDTables(ctx, tx)
 	if err != nil {
 		return false, fmt.Errorf("list the tables of runs: %w", err)
 	}
-	var tables []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			rows.Close()
-			return false, fmt.Errorf("list the tables of runs: %w", err)
-		}
-		tables = append(tables, t)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return false, fmt.Errorf("list the tables of runs: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE runs SET id = ?, spec = ? WHERE id = ?`, id, spec.JSON(), old); err != nil {
+	if _, err := tx.ExecContext(ctx, s.q(`UPDATE runs SET id = ?, spec = ? WHERE id = ?`), id, spec.JSON(), old); err != nil {
 		return false, fmt.Errorf("re-key legacy run %s as %s: %w", old, id, err)
 	}
 	for _, t := range tables {
-		if _, err := tx.ExecContext(ctx, `UPDATE "`+t+`" SET run_id = ? WHERE run_id = ?`, id, old); err != nil {
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE "`+t+`" SET run_id = ? WHERE run_id = ?`), id, old); err != nil {
 			return false, fmt.Errorf("re-key legacy run %s as %s in table %s: %w", old, id, t, err)
 		}
 	}

@@ -19,8 +19,12 @@ import (
 // records and its failure history; a legacy run of another spec under that
 // id is an inconsistent store, an error.
 func TestBeginAdoptsALegacyRun(t *testing.T) {
+	runtest.EachBackend(t, testBeginAdoptsALegacyRun)
+}
+
+func testBeginAdoptsALegacyRun(t *testing.T, backend string) {
 	ctx := context.Background()
-	st := runtest.OpenStore(t)
+	st := runtest.OpenStoreOn(t, backend)
 	d, flat := runtest.SampleFlat(t)
 	spec := runs.SpecOf(d, runs.Config{System: flat, Reader: generate.NewExtractive(), K: 5})
 	var legacy record.Spec
@@ -66,7 +70,7 @@ func TestBeginAdoptsALegacyRun(t *testing.T) {
 	// Another config with the same legacy id but another legacy spec
 	// stored under it: the store is inconsistent.
 	other := runs.SpecOf(d, runs.Config{System: flat, Reader: generate.NewExtractive(), K: 7})
-	if _, err := st.DB().Exec(`INSERT INTO runs (id, label, dataset, fingerprint, system, reader, k, spec, code_version, questions,
+	if _, err := st.Exec(`INSERT INTO runs (id, label, dataset, fingerprint, system, reader, k, spec, code_version, questions,
 		created_at, updated_at) VALUES (?, 'x', '', '', '', '', 7, ?, '', 0, 0, 0)`, other.LegacyID(), `{"k":8}`); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,19 @@
 // Package runstore is the run store: an SQLite file (WAL, safe for several
-// goroutines and processes) that keeps every run's spec and every
+// goroutines and processes) or a PostgreSQL database (shared by the
+// processes of several machines) that keeps every run's spec and every
 // question's record as the question completes, so that a killed run
 // resumes where it stopped and a finished one makes no model call.
+//
+// Open and OpenReadOnly take a file path or a postgres:// (postgresql://)
+// URL (IsURL): one Store type, whose queries are written once and rebound
+// to PostgreSQL's placeholders, with each back end's migrations to the
+// same schema versions (PostgreSQL's in BIGINT, TEXT and DOUBLE
+// PRECISION columns, ids compared byte by byte). On PostgreSQL a lease is
+// taken in a read-committed transaction holding an advisory lock on the
+// run id (two processes starting a new run at once) and the run's row
+// (FOR UPDATE), its heartbeat is the server's clock (the machines' clocks
+// may disagree), and a read-only store's sessions refuse every write.
+// Path names the URL without its password.
 //
 // Open creates or migrates a store (SchemaVersion; older files are
 // migrated, newer ones refused; schema 3 keeps each record's JSON format,
@@ -18,7 +30,7 @@
 //
 // # Dependencies
 //
-// runstore imports record (what it stores) and the SQLite layer
-// (internal/sqlitedb). It must not import runs, reports, formats, display
+// runstore imports record (what it stores) and the database layers
+// (internal/sqlitedb, internal/pgdb on pgx). It must not import runs, reports, formats, display
 // or kernel: runs executes against a store, never the reverse.
 package runstore

@@ -14,7 +14,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
+	"github.com/memlab/memlab/internal/pgdb"
 	"github.com/memlab/memlab/internal/sqlitedb"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/record"
@@ -97,18 +99,20 @@ var LeaseTimeout = 30 * time.Second
 // leasePoll is how often a waiting run checks whether the lease is free.
 const leasePoll = 200 * time.Millisecond
 
-// Store is a run store: an SQLite file (WAL) holding every run's spec and
-// every question's record, written as each question completes. It is safe
-// for use by many goroutines and by several processes.
+// Store is a run store: an SQLite file (WAL) or a PostgreSQL database
+// holding every run's spec and every question's record, written as each
+// question completes. It is safe for use by many goroutines and by several
+// processes (on several machines, on PostgreSQL).
 type Store struct {
-	path     string
+	path     string // the file's absolute path, or the URL without its password
 	db       *sql.DB
+	pg       bool       // PostgreSQL (dialect.go), else SQLite
 	wmu      sync.Mutex // serializes this process's writes
 	readOnly bool       // OpenReadOnly: every write fails
 }
 
-// DefaultPath is MEMLAB_RUNS when set, else runs.db beside the model
-// cache (llm.CachePath).
+// DefaultPath is MEMLAB_RUNS when set (a file path, or a postgres://
+// URL: see Open), else runs.db beside the model cache (llm.CachePath).
 func DefaultPath() (string, error) {
 	if p := os.Getenv("MEMLAB_RUNS"); p != "" {
 		return p, nil
@@ -123,7 +127,18 @@ func DefaultPath() (string, error) {
 // Open opens the run store at path, creating it if needed and
 // migrating an older schema. Errors name the file, and say so when it is
 // corrupt or cannot be written (read-only media: see OpenReadOnly).
+//
+// A path that is a postgres:// or postgresql:// URL (IsURL) opens a
+// PostgreSQL database instead: the same tables, schema versions and
+// migrations, in the connection's current schema (the URL's search_path
+// parameter chooses one; the role needs CREATE on it the first time). The
+// password comes from the URL or from libpq's environment (PGPASSWORD,
+// PGPASSFILE or ~/.pgpass, PGSERVICE with PGSERVICEFILE); Path and every
+// error name the URL without it.
 func Open(path string) (*Store, error) {
+	if IsURL(path) {
+		return openPostgres(path, false)
+	}
 	db, abs, err := sqlitedb.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("runstore: open store %q: %w", path, explainStore(absOr(path), err))
@@ -150,12 +165,12 @@ func Open(path string) (*Store, error) {
 // and written by record.Marshal, losing nothing. An interrupted upgrade
 // leaves old rows, which Unmarshal still reads, for the next Open.
 func (s *Store) upgradeRecords(ctx context.Context) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.db.BeginTx(ctx, s.txOptions())
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT run_id, question_id, data FROM records WHERE format < ?`, record.JSONFormat)
+	rows, err := tx.QueryContext(ctx, s.q(`SELECT run_id, question_id, data FROM records WHERE format < ?`), record.JSONFormat)
 	if err != nil {
 		return fmt.Errorf("upgrade records: %w", err)
 	}
@@ -185,7 +200,7 @@ func (s *Store) upgradeRecords(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("upgrade record %q of run %s: %w", r.qid, r.run, err)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE records SET data = ?, format = ? WHERE run_id = ? AND question_id = ?`,
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE records SET data = ?, format = ? WHERE run_id = ? AND question_id = ?`),
 			string(data), record.JSONFormat, r.run, r.qid); err != nil {
 			return fmt.Errorf("upgrade record %q of run %s: %w", r.qid, r.run, err)
 		}
@@ -198,7 +213,15 @@ func (s *Store) upgradeRecords(ctx context.Context) error {
 // and a write (starting a run, runs.Rejudge, Delete) fails saying the store is
 // read-only. A store of an older schema must be opened once with
 // Open. `memlab runs list|show|diff|export` use it.
+//
+// On PostgreSQL (a URL, see Open) every session of the store is read-only
+// (default_transaction_read_only), so the server refuses a write too; a
+// database or schema without a run store is an error wrapping
+// fs.ErrNotExist.
 func OpenReadOnly(path string) (*Store, error) {
+	if IsURL(path) {
+		return openPostgres(path, true)
+	}
 	db, abs, err := sqlitedb.OpenReadOnly(path)
 	if err != nil {
 		return nil, fmt.Errorf("runstore: open store %q read-only: %w", path, explainStore(absOr(path), err))
@@ -219,6 +242,10 @@ func OpenReadOnly(path string) (*Store, error) {
 // explainStore marks a store error that says the file is corrupt or
 // cannot be written, naming the file and what to do.
 func explainStore(abs string, err error) error {
+	if IsURL(abs) {
+		return pgdb.Explain(abs, "run store", err,
+			"give -store (or MEMLAB_RUNS) a database and schema the role can write, or run with -no-store")
+	}
 	return sqlitedb.Explain(abs, "run store", err,
 		"move it aside (its runs are lost) or restore a copy, and rerun",
 		"give -store a file on writable storage (or set MEMLAB_RUNS), or run with -no-store")
@@ -236,7 +263,8 @@ func absOr(path string) string {
 	return path
 }
 
-// Path returns the store file's absolute path.
+// Path returns the store file's absolute path, or the PostgreSQL URL of
+// the store without its password.
 func (s *Store) Path() string { return s.path }
 
 // Close closes the store.
@@ -333,10 +361,10 @@ func (s *Store) Run(id string) (RunInfo, error) {
 	var rows *sql.Rows
 	var err error
 	if len(id) >= 4 {
-		rows, err = s.db.Query(`SELECT `+runColumns+` FROM runs r WHERE r.id = ? OR substr(r.id, 1, length(?)) = ? OR r.label = ?
-			ORDER BY r.id = ? DESC, r.updated_at DESC`, id, id, id, id, id)
+		rows, err = s.db.Query(s.q(`SELECT `+runColumns+` FROM runs r WHERE r.id = ? OR substr(r.id, 1, ?) = ? OR r.label = ?
+			ORDER BY r.id = ? DESC, r.updated_at DESC`), id, utf8.RuneCountInString(id), id, id, id)
 	} else {
-		rows, err = s.db.Query(`SELECT `+runColumns+` FROM runs r WHERE r.id = ? OR r.label = ? ORDER BY r.id = ? DESC, r.updated_at DESC`, id, id, id)
+		rows, err = s.db.Query(s.q(`SELECT `+runColumns+` FROM runs r WHERE r.id = ? OR r.label = ? ORDER BY r.id = ? DESC, r.updated_at DESC`), id, id, id)
 	}
 	if err != nil {
 		return RunInfo{}, fmt.Errorf("runstore: find run %q in %s: %w", id, s.path, err)
@@ -372,7 +400,7 @@ func (s *Store) Run(id string) (RunInfo, error) {
 // Records returns the stored records of run id (an exact id: see Run to
 // resolve a prefix or label), failed ones included, in dataset order.
 func (s *Store) Records(id string) ([]record.Record, error) {
-	rows, err := s.db.Query(`SELECT question_id, data FROM records WHERE run_id = ? ORDER BY ord, question_id`, id)
+	rows, err := s.db.Query(s.q(`SELECT question_id, data FROM records WHERE run_id = ? ORDER BY ord, question_id`), id)
 	if err != nil {
 		return nil, fmt.Errorf("runstore: records of %s in %s: %w", id, s.path, err)
 	}
@@ -397,8 +425,8 @@ func (s *Store) Records(id string) ([]record.Record, error) {
 	return out, nil
 }
 
-// decodeRecords decodes records on every core (decoding, not SQLite, is
-// most of what loading a run costs); on an error, i is the first bad one.
+// decodeRecords decodes records on every core (decoding, not the
+// database, is most of what loading a run costs); on an error, i is the first bad one.
 func decodeRecords(datas [][]byte) (out []record.Record, i int, err error) {
 	out = make([]record.Record, len(datas))
 	errs := make([]error, len(datas))
@@ -435,8 +463,8 @@ type Attempt struct {
 // Failures returns every failed attempt of run id (an exact id), by
 // question and attempt.
 func (s *Store) Failures(id string) ([]Attempt, error) {
-	rows, err := s.db.Query(`SELECT question_id, attempt, failure, at, code_version FROM failures
-		WHERE run_id = ? ORDER BY question_id, attempt`, id)
+	rows, err := s.db.Query(s.q(`SELECT question_id, attempt, failure, at, code_version FROM failures
+		WHERE run_id = ? ORDER BY question_id, attempt`), id)
 	if err != nil {
 		return nil, fmt.Errorf("runstore: failures of %s in %s: %w", id, s.path, err)
 	}
@@ -464,17 +492,20 @@ func (s *Store) Delete(id string) error {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	tx, err := s.db.Begin()
+	tx, err := s.db.BeginTx(context.Background(), s.txOptions())
 	if err != nil {
 		return fmt.Errorf("runstore: delete %s from %s: %w", id, s.path, err)
 	}
 	defer tx.Rollback()
 	for _, q := range []string{`DELETE FROM records WHERE run_id = ?`, `DELETE FROM failures WHERE run_id = ?`, `DELETE FROM runs WHERE id = ?`} {
-		if _, err := tx.Exec(q, id); err != nil {
+		if _, err := tx.Exec(s.q(q), id); err != nil {
 			return fmt.Errorf("runstore: delete %s from %s: %w", id, s.path, err)
 		}
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("runstore: delete %s from %s: %w", id, s.path, err)
+	}
+	return nil
 }
 
 // ErrRunBusy is returned (wrapped) when another live process holds the
@@ -558,29 +589,39 @@ func (s *Store) Begin(ctx context.Context, spec record.Spec, label string, wait 
 func (s *Store) tryBegin(ctx context.Context, id string, spec record.Spec, label, owner string) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.db.BeginTx(ctx, s.txOptions())
 	if err != nil {
-		return fmt.Errorf("runstore: start run %s in %s: %w", id, s.path, err)
+		return fmt.Errorf("runstore: start run %s in %s: %w", id, s.path, explainStore(s.path, err))
 	}
 	defer tx.Rollback()
-	now := time.Now()
+	// On PostgreSQL, the transactions starting this run take turns (the
+	// run's row may not exist yet), and the row is locked against a
+	// holder's heartbeat or release while its lease is judged.
+	if err := s.lockRun(ctx, tx, id); err != nil {
+		return fmt.Errorf("runstore: start run %s in %s: lock: %w", id, s.path, explainStore(s.path, err))
+	}
+	now, err := s.now(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("runstore: start run %s in %s: read the clock: %w", id, s.path, err)
+	}
+	selectRun := s.q(`SELECT spec, owner, heartbeat FROM runs WHERE id = ?` + s.forUpdate())
 	var stored, holder string
 	var hb int64
-	err = tx.QueryRowContext(ctx, `SELECT spec, owner, heartbeat FROM runs WHERE id = ?`, id).Scan(&stored, &holder, &hb)
+	err = tx.QueryRowContext(ctx, selectRun, id).Scan(&stored, &holder, &hb)
 	if errors.Is(err, sql.ErrNoRows) {
 		// A run stored under this config's legacy id is this run.
 		var adopted bool
 		if adopted, err = s.adoptLegacy(ctx, tx, id, spec); err == nil && adopted {
-			err = tx.QueryRowContext(ctx, `SELECT spec, owner, heartbeat FROM runs WHERE id = ?`, id).Scan(&stored, &holder, &hb)
+			err = tx.QueryRowContext(ctx, selectRun, id).Scan(&stored, &holder, &hb)
 		} else if err == nil {
 			err = sql.ErrNoRows
 		}
 	}
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		_, err = tx.ExecContext(ctx, `INSERT INTO runs (id, label, dataset, fingerprint, system, reader, k, spec, code_version,
-			questions, created_at, updated_at, owner, heartbeat, sessions) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,1)`,
-			id, label, spec.Dataset, spec.Fingerprint, spec.System, spec.Reader, spec.K, spec.JSON(), record.CodeVersion(),
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO runs (id, label, dataset, fingerprint, system, reader, k, spec, code_version,
+			questions, created_at, updated_at, owner, heartbeat, sessions) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,1)`),
+			id, s.text(label), spec.Dataset, spec.Fingerprint, spec.System, spec.Reader, spec.K, spec.JSON(), record.CodeVersion(),
 			spec.Questions, now.UnixMilli(), now.UnixMilli(), owner, now.UnixMilli())
 	case err != nil:
 	default:
@@ -592,8 +633,8 @@ func (s *Store) tryBegin(ctx context.Context, id string, spec record.Spec, label
 			return fmt.Errorf("runstore: run %s (%s) in %s: %w: %s, lease renewed %s ago; wait for it to finish or stop it",
 				id, label, s.path, ErrRunBusy, describeOwner(holder), now.Sub(time.UnixMilli(hb)).Round(time.Second))
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE runs SET owner = ?, heartbeat = ?, updated_at = ?, code_version = ?, label = ?,
-			sessions = sessions + 1 WHERE id = ?`, owner, now.UnixMilli(), now.UnixMilli(), record.CodeVersion(), label, id)
+		_, err = tx.ExecContext(ctx, s.q(`UPDATE runs SET owner = ?, heartbeat = ?, updated_at = ?, code_version = ?, label = ?,
+			sessions = sessions + 1 WHERE id = ?`), owner, now.UnixMilli(), now.UnixMilli(), record.CodeVersion(), s.text(label), id)
 	}
 	if err != nil {
 		return fmt.Errorf("runstore: start run %s in %s: %w", id, s.path, explainStore(s.path, err))
@@ -622,10 +663,21 @@ func (l *Lease) renew() {
 		case <-l.stop:
 			return
 		case <-t.C:
-			l.s.wmu.Lock()
-			_, _ = l.s.db.Exec(`UPDATE runs SET heartbeat = ? WHERE id = ? AND owner = ?`, time.Now().UnixMilli(), l.id, l.owner)
-			l.s.wmu.Unlock()
+			l.heartbeat()
 		}
+	}
+}
+
+// heartbeat renews the lease (an error is left for the next beat: the
+// lease lasts LeaseTimeout).
+func (l *Lease) heartbeat() {
+	ctx, cancel := context.WithTimeout(context.Background(), LeaseTimeout/3)
+	defer cancel()
+	l.s.wmu.Lock()
+	defer l.s.wmu.Unlock()
+	now, err := l.s.now(ctx, l.s.db)
+	if err == nil {
+		_, _ = l.s.db.ExecContext(ctx, l.s.q(`UPDATE runs SET heartbeat = ? WHERE id = ? AND owner = ?`), now.UnixMilli(), l.id, l.owner)
 	}
 }
 
@@ -637,7 +689,7 @@ func (l *Lease) Release(m retrieval.Meter, elapsed time.Duration) error {
 	l.s.wmu.Lock()
 	defer l.s.wmu.Unlock()
 	var old string
-	if err := l.s.db.QueryRow(`SELECT meter FROM runs WHERE id = ?`, l.id).Scan(&old); err != nil {
+	if err := l.s.db.QueryRow(l.s.q(`SELECT meter FROM runs WHERE id = ?`), l.id).Scan(&old); err != nil {
 		return fmt.Errorf("runstore: finish run %s in %s: %w", l.id, l.s.path, err)
 	}
 	var sum retrieval.Meter
@@ -651,8 +703,8 @@ func (l *Lease) Release(m retrieval.Meter, elapsed time.Duration) error {
 	sum.QueryTokens += m.QueryTokens
 	sum.QueryEmbeds += m.QueryEmbeds
 	b, _ := json.Marshal(sum)
-	_, err := l.s.db.Exec(`UPDATE runs SET owner = '', heartbeat = 0, meter = ?, run_seconds = run_seconds + ?, updated_at = ?
-		WHERE id = ? AND owner = ?`, string(b), elapsed.Seconds(), time.Now().UnixMilli(), l.id, l.owner)
+	_, err := l.s.db.Exec(l.s.q(`UPDATE runs SET owner = '', heartbeat = 0, meter = ?, run_seconds = run_seconds + ?, updated_at = ?
+		WHERE id = ? AND owner = ?`), string(b), elapsed.Seconds(), time.Now().UnixMilli(), l.id, l.owner)
 	if err != nil {
 		return fmt.Errorf("runstore: finish run %s in %s: %w", l.id, l.s.path, err)
 	}
@@ -669,7 +721,7 @@ type Stored struct {
 // Load returns what run id (an exact id) has in the store, to resume it.
 func (s *Store) Load(ctx context.Context, id string) (Stored, error) {
 	st := Stored{Records: map[string]record.Record{}, Attempts: map[string]int{}}
-	rows, err := s.db.QueryContext(ctx, `SELECT question_id, attempts, data FROM records WHERE run_id = ?`, id)
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT question_id, attempts, data FROM records WHERE run_id = ?`), id)
 	if err != nil {
 		return st, fmt.Errorf("runstore: load run %s from %s: %w", id, s.path, err)
 	}
@@ -713,20 +765,21 @@ func (s *Store) Put(ctx context.Context, id string, ord, attempt int, rec record
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.db.BeginTx(ctx, s.txOptions())
 	if err != nil {
-		return fmt.Errorf("runstore: write record %q of run %s to %s: %w", rec.QuestionID, id, s.path, err)
+		return fmt.Errorf("runstore: write record %q of run %s to %s: %w", rec.QuestionID, id, s.path, explainStore(s.path, err))
 	}
 	defer tx.Rollback()
 	now := time.Now().UnixMilli()
-	_, err = tx.ExecContext(ctx, `INSERT INTO records (run_id, question_id, ord, failure, latency_us, data, written_at, attempts, code_version, format)
+	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO records (run_id, question_id, ord, failure, latency_us, data, written_at, attempts, code_version, format)
 		VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(run_id, question_id) DO UPDATE SET ord = excluded.ord, failure = excluded.failure,
 		latency_us = excluded.latency_us, data = excluded.data, written_at = excluded.written_at, attempts = excluded.attempts,
-		code_version = excluded.code_version, format = excluded.format`,
-		id, rec.QuestionID, ord, rec.Failure, rec.Latency.Microseconds(), string(data), now, attempt, record.CodeVersion(), record.JSONFormat)
+		code_version = excluded.code_version, format = excluded.format`),
+		id, rec.QuestionID, ord, s.text(rec.Failure), rec.Latency.Microseconds(), string(data), now, attempt, record.CodeVersion(), record.JSONFormat)
 	if err == nil && rec.Failure != "" {
-		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO failures (run_id, question_id, attempt, failure, at, code_version)
-			VALUES (?,?,?,?,?,?)`, id, rec.QuestionID, attempt, rec.Failure, now, record.CodeVersion())
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO failures (run_id, question_id, attempt, failure, at, code_version)
+			VALUES (?,?,?,?,?,?) ON CONFLICT(run_id, question_id, attempt) DO UPDATE SET failure = excluded.failure,
+			at = excluded.at, code_version = excluded.code_version`), id, rec.QuestionID, attempt, s.text(rec.Failure), now, record.CodeVersion())
 	}
 	if err == nil {
 		err = tx.Commit()
@@ -749,7 +802,7 @@ func (s *Store) Rewrite(ctx context.Context, id string, ord int, rec record.Reco
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	res, err := s.db.ExecContext(ctx, `UPDATE records SET data = ?, format = ?, ord = ?, written_at = ? WHERE run_id = ? AND question_id = ?`,
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE records SET data = ?, format = ?, ord = ?, written_at = ? WHERE run_id = ? AND question_id = ?`),
 		string(data), record.JSONFormat, ord, time.Now().UnixMilli(), id, rec.QuestionID)
 	if err == nil {
 		if n, _ := res.RowsAffected(); n != 1 {

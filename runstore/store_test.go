@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/internal/pgtest"
 	"github.com/memlab/memlab/internal/runtest"
 	"github.com/memlab/memlab/internal/sqlitedb"
 	"github.com/memlab/memlab/record"
@@ -21,7 +22,11 @@ import (
 )
 
 func TestRunStoreTakesOverADeadProcess(t *testing.T) {
-	st := runtest.OpenStore(t)
+	runtest.EachBackend(t, testRunStoreTakesOverADeadProcess)
+}
+
+func testRunStoreTakesOverADeadProcess(t *testing.T, backend string) {
+	st := runtest.OpenStoreOn(t, backend)
 	d, flat := runtest.SampleFlat(t)
 	cfg := runs.Config{System: flat, Reader: generate.NewExtractive(), K: 5}
 	spec := runs.SpecOf(d, cfg)
@@ -31,20 +36,20 @@ func TestRunStoreTakesOverADeadProcess(t *testing.T) {
 	}
 	l.Abandon()
 	// A process that no longer exists (pid above the kernel's pid_max).
-	if _, err := st.DB().Exec(`UPDATE runs SET owner = ? WHERE id = ?`, runstore.Hostname+" 99999999 dead", spec.ID()); err != nil {
+	if _, err := st.Exec(`UPDATE runs SET owner = ? WHERE id = ?`, runstore.Hostname+" 99999999 dead", spec.ID()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := runs.Run(context.Background(), d, cfg, runs.Options{Store: st}); err != nil {
 		t.Fatalf("a run held by a dead process was not taken over: %v", err)
 	}
 	// Another host's fresh lease is respected, a stale one is not.
-	if _, err := st.DB().Exec(`UPDATE runs SET owner = 'elsewhere 1 x', heartbeat = ? WHERE id = ?`, time.Now().UnixMilli(), spec.ID()); err != nil {
+	if _, err := st.Exec(`UPDATE runs SET owner = 'elsewhere 1 x', heartbeat = ? WHERE id = ?`, time.Now().UnixMilli(), spec.ID()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := runs.Run(context.Background(), d, cfg, runs.Options{Store: st}); !errors.Is(err, runstore.ErrRunBusy) {
 		t.Fatalf("fresh lease of another host: %v", err)
 	}
-	if _, err := st.DB().Exec(`UPDATE runs SET heartbeat = ? WHERE id = ?`, time.Now().Add(-2*runstore.LeaseTimeout).UnixMilli(), spec.ID()); err != nil {
+	if _, err := st.Exec(`UPDATE runs SET heartbeat = ? WHERE id = ?`, time.Now().Add(-2*runstore.LeaseTimeout).UnixMilli(), spec.ID()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := runs.Run(context.Background(), d, cfg, runs.Options{Store: st}); err != nil {
@@ -53,12 +58,13 @@ func TestRunStoreTakesOverADeadProcess(t *testing.T) {
 }
 
 func TestStoreMigratesFromSchemaVersion1(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "old.db")
-	db, _, err := sqlitedb.Open(path)
+	runtest.EachBackend(t, testStoreMigratesFromSchemaVersion1)
+}
+
+func testStoreMigratesFromSchemaVersion1(t *testing.T, backend string) {
+	path := runtest.StorePath(t, backend)
+	db, err := runstore.OpenAtVersion(path, 1)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sqlitedb.Migrate(context.Background(), db, "run store", runstore.Migrations[:1]); err != nil {
 		t.Fatal(err)
 	}
 	// A version 1 store as the first memlab wrote it: one run, two records.
@@ -93,6 +99,11 @@ func TestStoreMigratesFromSchemaVersion1(t *testing.T) {
 	if err := st.DB().QueryRow(`SELECT value FROM meta WHERE name = 'schema_version'`).Scan(&v); err != nil || v != fmt.Sprint(runstore.SchemaVersion) {
 		t.Fatalf("schema version %q (%v), want %d", v, err, runstore.SchemaVersion)
 	}
+	var attempts, format int
+	if err := st.QueryRow(`SELECT attempts, format FROM records WHERE run_id = ? AND question_id = ?`, spec.ID(), ref.Records[0].QuestionID).
+		Scan(&attempts, &format); err != nil || attempts != 1 || format != record.JSONFormat {
+		t.Errorf("a migrated record has attempts %d and format %d (%v), want 1 and %d", attempts, format, err, record.JSONFormat)
+	}
 	info, err := st.Run(spec.ID()[:6])
 	if err != nil {
 		t.Fatal(err)
@@ -111,29 +122,44 @@ func TestStoreMigratesFromSchemaVersion1(t *testing.T) {
 }
 
 func TestStoreRefusesANewerSchemaAndForeignFiles(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "new.db")
+	runtest.EachBackend(t, testStoreRefusesANewerSchemaAndForeignFiles)
+}
+
+func testStoreRefusesANewerSchemaAndForeignFiles(t *testing.T, backend string) {
+	path := runtest.StorePath(t, backend)
 	st, err := runstore.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.DB().Exec(`UPDATE meta SET value = '99' WHERE name = 'schema_version'`)
-	st.Close()
-	if _, err := runstore.Open(path); err == nil || !strings.Contains(err.Error(), "newer") || !strings.Contains(err.Error(), path) {
-		t.Errorf("newer schema: %v", err)
-	}
-	foreign := filepath.Join(dir, "foreign.db")
-	db, err := sql.Open("sqlite", foreign)
-	if err != nil {
+	if _, err := st.Exec(`UPDATE meta SET value = '99' WHERE name = 'schema_version'`); err != nil {
 		t.Fatal(err)
 	}
-	db.Exec(`CREATE TABLE x (y)`)
+	st.Close()
+	for _, open := range []func(string) (*runstore.Store, error){runstore.Open, runstore.OpenReadOnly} {
+		_, err := open(path)
+		if err == nil || !strings.Contains(err.Error(), "99") || !strings.Contains(err.Error(), runstore.RedactPath(path)) {
+			t.Errorf("newer schema: %v", err)
+		}
+	}
+	foreign := runtest.StorePath(t, backend)
+	var db *sql.DB
+	if backend == "postgres" {
+		db = pgtest.Open(t, foreign)
+	} else if db, err = sql.Open("sqlite", foreign); err != nil {
+		t.Fatal(err)
+	}
+	// A table of a run store's name that is not one.
+	if _, err := db.Exec(`CREATE TABLE runs (y TEXT)`); err != nil {
+		t.Fatal(err)
+	}
 	db.Close()
 	if _, err := runstore.Open(foreign); err == nil || !strings.Contains(err.Error(), "not a memlab run store") {
 		t.Errorf("foreign file: %v", err)
 	}
 }
 
+// TestRunStopsCleanlyWhenTheStoreIsFull fills an SQLite store (SQLite's
+// max_page_count; a PostgreSQL server's full disk cannot be made per test).
 func TestRunStopsCleanlyWhenTheStoreIsFull(t *testing.T) {
 	st := runtest.OpenStore(t)
 	st.DB().SetMaxOpenConns(1) // max_page_count is per connection
@@ -180,18 +206,30 @@ func TestRunStopsCleanlyWhenTheStoreIsFull(t *testing.T) {
 // verdicts): the schema is the current one, every record row is rewritten
 // in the current JSON format (none is left in format 1), and the records
 // read back the same as before the upgrade.
+//
+// On PostgreSQL the fixture's rows are copied into a schema of version 2
+// first: the same upgrade runs there.
 func TestStoreUpgradesSchema2Records(t *testing.T) {
+	runtest.EachBackend(t, testStoreUpgradesSchema2Records)
+}
+
+func testStoreUpgradesSchema2Records(t *testing.T, backend string) {
 	const fixture = "../runs/testdata/store-schema2.db"
 	src, err := os.ReadFile(fixture)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "old.db")
-	if err := os.WriteFile(path, src, 0o644); err != nil {
+	file := filepath.Join(t.TempDir(), "old.db")
+	if err := os.WriteFile(file, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	path := file
+	if backend == "postgres" {
+		path = runtest.StorePath(t, backend)
+		copySchema2(t, file, path)
+	}
 	// The records as the old rows decode (record.Unmarshal reads format 1).
-	db, _, err := sqlitedb.Open(path)
+	db, _, err := sqlitedb.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +265,7 @@ func TestStoreUpgradesSchema2Records(t *testing.T) {
 		t.Fatalf("schema version %q (%v), want %d", v, err, runstore.SchemaVersion)
 	}
 	var old, all int
-	if err := st.DB().QueryRow(`SELECT count(*) FILTER (WHERE format <> ? OR data NOT LIKE '{"format":2,%'), count(*) FROM records`,
+	if err := st.QueryRow(`SELECT count(*) FILTER (WHERE format <> ? OR data NOT LIKE '{"format":2,%'), count(*) FROM records`,
 		record.JSONFormat).Scan(&old, &all); err != nil {
 		t.Fatal(err)
 	}
@@ -243,4 +281,53 @@ func TestStoreUpgradesSchema2Records(t *testing.T) {
 		t.Fatal(err)
 	}
 	runtest.SameRecords(t, after, before)
+}
+
+// copySchema2 copies every row of the SQLite store of schema 2 at file
+// into the new PostgreSQL store at url, made at schema 2.
+func copySchema2(t *testing.T, file, url string) {
+	t.Helper()
+	src, _, err := sqlitedb.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := runstore.OpenAtVersion(url, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	n := 0
+	for _, table := range []string{"runs", "records", "failures"} {
+		rows, err := src.Query(`SELECT * FROM ` + table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, err := rows.Columns()
+		if err != nil {
+			t.Fatal(err)
+		}
+		insert := `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `) VALUES (?` + strings.Repeat(", ?", len(cols)-1) + `)`
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := dst.Exec(insert, vals...); err != nil {
+				t.Fatalf("copy a row of %s: %v", table, err)
+			}
+			n++
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+	}
+	if n == 0 {
+		t.Fatal("the fixture has no rows")
+	}
 }

@@ -30,6 +30,7 @@ func init() {
 		"EstimateRun":         reflect.ValueOf(runs.EstimateRun),
 		"Evaluate":            reflect.ValueOf(runs.Evaluate),
 		"KnowMeJudge":         reflect.ValueOf(runs.KnowMeJudge),
+		"LoCoMoJudge":         reflect.ValueOf(runs.LoCoMoJudge),
 		"Observe":             reflect.ValueOf(runs.Observe),
 		"ParseKs":             reflect.ValueOf(runs.ParseKs),
 		"ReadCalibrationCSV":  reflect.ValueOf(runs.ReadCalibrationCSV),

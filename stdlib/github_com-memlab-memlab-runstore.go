@@ -15,9 +15,11 @@ func init() {
 		"DefaultPath":   reflect.ValueOf(runstore.DefaultPath),
 		"ErrNoRun":      reflect.ValueOf(&runstore.ErrNoRun).Elem(),
 		"ErrRunBusy":    reflect.ValueOf(&runstore.ErrRunBusy).Elem(),
+		"IsURL":         reflect.ValueOf(runstore.IsURL),
 		"LeaseTimeout":  reflect.ValueOf(&runstore.LeaseTimeout).Elem(),
 		"Open":          reflect.ValueOf(runstore.Open),
 		"OpenReadOnly":  reflect.ValueOf(runstore.OpenReadOnly),
+		"RedactPath":    reflect.ValueOf(runstore.RedactPath),
 		"SchemaVersion": reflect.ValueOf(constant.MakeFromLiteral("3", token.INT, 0)),
 
 		// type definitions

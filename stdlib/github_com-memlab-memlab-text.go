@@ -18,6 +18,8 @@ func init() {
 		"Ellipsis":           reflect.ValueOf(constant.MakeFromLiteral("\"…\"", token.STRING, 0)),
 		"IsDefaultIgnorable": reflect.ValueOf(text.IsDefaultIgnorable),
 		"IsStopword":         reflect.ValueOf(text.IsStopword),
+		"PorterStem":         reflect.ValueOf(text.PorterStem),
+		"PyLower":            reflect.ValueOf(text.PyLower),
 		"Stopwords":          reflect.ValueOf(text.Stopwords),
 		"Tokens":             reflect.ValueOf(text.Tokens),
 	}

@@ -13,15 +13,17 @@ import (
 	"github.com/memlab/memlab/llm/cache"
 	"github.com/memlab/memlab/llm/llmtest"
 	"github.com/memlab/memlab/reports"
+	"github.com/memlab/memlab/runstore"
 )
 
 // cacheFlags adds -path, the cache file, to fs.
 func cacheFlags(fs *flag.FlagSet) *string {
-	return fs.String("path", "", "cache `FILE` (default: $MEMLAB_CACHE, else the user cache directory's memlab/calls.db)")
+	return fs.String("path", "", "cache `FILE`, or a postgres://USER@HOST/DB URL (default: $MEMLAB_CACHE, else the run store's database when $MEMLAB_RUNS is a postgres:// URL, else the user cache directory's memlab/calls.db)")
 }
 
-// cacheFile resolves the cache file of -path and reports whether it
-// exists.
+// cacheFile resolves the cache file (or PostgreSQL URL) of -path and
+// reports whether it exists: a PostgreSQL cache exists when its schema
+// has its tables.
 func cacheFile(path string) (string, bool, error) {
 	if path == "" {
 		p, err := llm.CachePath()
@@ -29,6 +31,16 @@ func cacheFile(path string) (string, bool, error) {
 			return "", false, err
 		}
 		path = p
+	}
+	if runstore.IsURL(path) {
+		c, err := cache.OpenReadOnly(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return path, false, nil
+		}
+		if err != nil {
+			return path, false, err
+		}
+		return path, true, c.Close()
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return path, false, nil
@@ -57,9 +69,9 @@ func cacheStats(args []string, stdout io.Writer) error {
 	if !exists {
 		// Nothing was cached yet: not an error.
 		if *asJSON {
-			return writeJSON(stdout, cacheStatsJSON{Path: path, Exists: false, ByKind: []cacheGroupJSON{}, ByModel: []cacheGroupJSON{}})
+			return writeJSON(stdout, cacheStatsJSON{Path: runstore.RedactPath(path), Exists: false, ByKind: []cacheGroupJSON{}, ByModel: []cacheGroupJSON{}})
 		}
-		_, err := fmt.Fprintf(stdout, "no cache at %s yet: no model call has been cached\n", path)
+		_, err := fmt.Fprintf(stdout, "no cache at %s yet: no model call has been cached\n", runstore.RedactPath(path))
 		return err
 	}
 	// Read-only: stats read a cache on read-only media too.
@@ -95,7 +107,7 @@ func cacheClear(args []string, stdout io.Writer) error {
 		return err
 	}
 	if !exists {
-		_, err := fmt.Fprintf(stdout, "no cache at %s yet: no model call has been cached\n", path)
+		_, err := fmt.Fprintf(stdout, "no cache at %s yet: no model call has been cached\n", runstore.RedactPath(path))
 		return err
 	}
 	what := "all entries"
@@ -125,7 +137,7 @@ func cacheClear(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "removed %d entries (%s) from %s\n", n, what, path)
+	_, err = fmt.Fprintf(stdout, "removed %d entries (%s) from %s\n", n, what, runstore.RedactPath(path))
 	return err
 }
 

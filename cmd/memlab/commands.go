@@ -166,7 +166,8 @@ events, phases, details, traces, window_days, step_days, types.`,
 		{name: "runs",
 			short: "List, show, compare and export the runs of the run store",
 			long: `runs reads the run store ($MEMLAB_RUNS, else runs.db beside the model
-call cache; -store PATH names another), where every run keeps its spec
+call cache; -store PATH names another, a file or a PostgreSQL database
+as postgres://USER@HOST/DB), where every run keeps its spec
 and one record per question. RUN is a run id, a unique id prefix of at
 least 4 characters, or a label. These commands never create a store nor
 write to one: they open it read-only, so a store on read-only media can
@@ -209,7 +210,8 @@ JSONL (the full records, each with its run_id), to stdout or -o FILE.`,
 		{name: "view",
 			short: "Serve a web viewer of the run store for error analysis",
 			long: `view serves a read-only web viewer of the run store ($MEMLAB_RUNS, else
-runs.db beside the model call cache; -store PATH names another) on
+runs.db beside the model call cache; -store PATH names another, a file
+or postgres://USER@HOST/DB) on
 -addr (default 127.0.0.1:8765, loopback only) until interrupted: the runs
 with their status and means (pick two to compare), a run's summary and
 breakdown tables and its questions filtered by task, dimension and
@@ -309,9 +311,11 @@ binary's absolute path) into the user's Jupyter data directory, or under
 
 		{name: "cache",
 			short: "Inspect or clear the model call cache (stats, clear)",
-			long: `Model calls go through a durable SQLite cache ($MEMLAB_CACHE, else
-memlab/calls.db under the user cache directory; -path FILE names
-another). A corrupt cache stops a run with an error naming the file.`,
+			long: `Model calls go through a durable cache: $MEMLAB_CACHE (an SQLite file
+or a postgres:// URL), else the run store's PostgreSQL database when
+$MEMLAB_RUNS or -store is a postgres:// URL, else the SQLite file
+memlab/calls.db under the user cache directory; -path names another. A
+corrupt cache stops a run with an error naming the file.`,
 			subs: []*command{
 				{name: "stats",
 					short: "Show the cache's entries by kind and model",

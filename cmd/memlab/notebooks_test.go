@@ -152,12 +152,14 @@ func TestKnowMeNotebookOnDataset1Offline(t *testing.T) {
 const loCoMoData = "../../../shared/datasets/locomo"
 
 // TestLoCoMoNotebookOffline: notebooks/locomo.go on the five conversations:
-// every offline system's recall per category (named by LoCoMo's official
-// numbering, said under the table), the proxies with adversarial questions
-// left out, and two figures.
+// every offline system's turn- and session-level recall and LoCoMo F1 of
+// the extractive reader per category (named by LoCoMo's official
+// numbering, said under the tables), overall means over categories 1-4 and
+// 1-5, each table saying where category 5 is, J said to be skipped, and
+// three figures.
 func TestLoCoMoNotebookOffline(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs eight memory systems over 999 LoCoMo questions, about 15 s; skipped under -short")
+		t.Skip("runs eight memory systems over 999 LoCoMo questions, about 40 s; skipped under -short")
 	}
 	if _, err := os.Stat(loCoMoData); err != nil {
 		t.Skipf("LoCoMo conversations not found at %s (they live in shared/, beside the project): %v", loCoMoData, err)
@@ -166,14 +168,78 @@ func TestLoCoMoNotebookOffline(t *testing.T) {
 	out, dir := runNotebook(t, "locomo", "-p", "data="+absPath(t, loCoMoData))
 	expect(t, "locomo", out,
 		`locomo: 5 conversations, 2760 turns, 999 questions; 20 defects`,
+		`offline: no endpoint is configured, so only the extractive reader answers`,
 		`\| Recall-Flat: point \\ task \| adversarial \| multi-hop \| open-domain \| single-hop \| temporal \|`,
 		`\| oracle \| 1\.000 \[1\.000, 1\.000\] \(n=237\) \| 1\.000 \[1\.000, 1\.000\] \(n=142\) \|`,
 		`\| timeline \| 0\.\d+ \[`, `Categories: LoCoMo's official numbering: 1 multi-hop`,
-		`\| Token F1 \(proxy\): point \\ task \|`, `neither the numerator nor the denominator`)
+		`\| Session recall: point \\ task \| adversarial \| multi-hop \|`,
+		`\| oracle \| 1\.000 \[1\.000, 1\.000\] \(n=237\) \| 1\.000 \[1\.000, 1\.000\] \(n=142\) \| 1\.000`,
+		`\| LoCoMo F1: point \\ task \| adversarial \| multi-hop \|`,
+		`\| flat\(bm25\) \| 0\.\d+ \[0\.\d+, 0\.\d+\] \(n=237\) \| 0\.\d+ \[0\.\d+, 0\.\d+\] \(n=142\) \|`,
+		`Category 5 \(adversarial\) has its own column, in its numerator and denominator`, `it is not a model`,
+		`The J column is skipped: J is an LLM judge's label`,
+		`\*\*Categories 1-4\*\* \(category 5 in neither numerator nor denominator`,
+		`\| oracle \| 0\.\d+ \[0\.\d+, 0\.\d+\] \(n=762\) \| 1\.000 \[1\.000, 1\.000\] \(n=760\) \| 1\.000 \[1\.000, 1\.000\] \(n=760\) \|`,
+		`\*\*Categories 1-5\*\* \(category 5 in numerator and denominator`,
+		`\| oracle \| 0\.\d+ \[0\.\d+, 0\.\d+\] \(n=999\) \|`)
 	noLLMNames(t, "locomo", out)
-	for _, f := range []string{"locomo_recall_by_category.png", "locomo_recall_heatmap.png"} {
+	noNA(t, "locomo", out, "LoCoMo F1")
+	for _, f := range []string{"locomo_recall_by_category.png", "locomo_f1_by_category.png", "locomo_recall_heatmap.png"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("figure %s: %v", f, err)
+		}
+	}
+}
+
+// TestLoCoMoNotebookWithFakeModels: notebooks/locomo.go with every role on
+// the fake server (two systems): the model reader answers beside the
+// extractive one, the J judge labels the answers of categories 1-4, and the
+// F1 and J tables have a value in every cell.
+func TestLoCoMoNotebookWithFakeModels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two systems and two readers over 999 LoCoMo questions with the fake server, about 15 s; skipped under -short")
+	}
+	if _, err := os.Stat(loCoMoData); err != nil {
+		t.Skipf("LoCoMo conversations not found at %s (they live in shared/, beside the project): %v", loCoMoData, err)
+	}
+	srv := fakeServer(t)
+	out, _ := runNotebook(t, "locomo", "-p", "data="+absPath(t, loCoMoData), "-p", "systems=flat(bm25),oracle")
+	expect(t, "locomo", out,
+		`\| LoCoMo F1: point \\ task \| adversarial \| multi-hop \|`,
+		`\| system=oracle reader=reader\(free_temperature=0\) \| \d\.\d+ \[\d\.\d+, \d\.\d+\] \(n=237\) \|`,
+		`\| LoCoMo J \(LLM judge\): point \\ task \| multi-hop \| open-domain \| single-hop \| temporal \|`,
+		`\| system=flat\(bm25\) reader=extractive \| \d\.\d+ \[\d\.\d+, \d\.\d+\] \(n=142\) \|`,
+		`\| system=oracle reader=reader\(free_temperature=0\) \| \d\.\d+ \[\d\.\d+, \d\.\d+\] \(n=142\) \|`,
+		`Category 5 has no column and is in neither numerator nor denominator`)
+	if strings.Contains(out, "The J column is skipped") || strings.Contains(out, "offline: no endpoint") {
+		t.Errorf("the notebook says it is offline although a model is configured")
+	}
+	noNA(t, "locomo", out, "LoCoMo F1", "LoCoMo J")
+	// The model reader answers 2 x 999 questions, the judge 4 x 762 answers
+	// (the call cache answers the repeated prompts).
+	if n := srv.Stats().ByPath[llmtest.PathChat]; n < 3000 {
+		t.Errorf("%d chat calls reached the server: too few for the model reader and the judge", n)
+	}
+}
+
+// noNA fails when a table whose header line names one of metrics has a
+// cell without a value ("n/a").
+func noNA(t *testing.T, name, out string, metrics ...string) {
+	t.Helper()
+	in, header := false, true
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "| ") {
+			in, header = false, true
+			continue
+		}
+		if header {
+			header = false
+			for _, m := range metrics {
+				in = in || strings.Contains(line, m)
+			}
+		}
+		if in && strings.Contains(line, "n/a") {
+			t.Errorf("%s: a %v table has a cell without value: %s", name, metrics, line)
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // cmdRejudge is `memlab rejudge [-store FILE] -data PATH -name NAME
-// [-kind knowme|clonemem] [-model M] [-rubric FILE] RUN`: it scores the
+// [-kind knowme|clonemem|locomo] [-model M] [-rubric FILE] RUN`: it scores the
 // stored answers of RUN with another judge (the judge role of the
 // configured endpoint, or -model on it), adding its verdicts beside the
 // old ones without answering again, then prints how the judges agree.
@@ -22,9 +22,9 @@ func cmdRejudge(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("rejudge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	storePath := storeFlag(fs)
-	data := fs.String("data", "", "the run's dataset: a CloneMem or KnowMe-Bench path, or sample (required)")
+	data := fs.String("data", "", "the run's dataset: a CloneMem, KnowMe-Bench or LoCoMo path, or sample (required)")
 	name := fs.String("name", "", "name of the new judge's verdicts, e.g. judge-gpt4o (required; must differ from the run's judges)")
-	kind := fs.String("kind", "", "knowme or clonemem (default: from the dataset's format)")
+	kind := fs.String("kind", "", "knowme, clonemem or locomo (LoCoMo's J) (default: from the dataset's format)")
 	model := fs.String("model", "", "judge model (default: the judge role's)")
 	rubric := fs.String("rubric", "", "KnowMe rubric file (default: memlab's rubrics)")
 	pos, err := parseInterspersed(fs, args)
@@ -61,8 +61,10 @@ func cmdRejudge(args []string, stdout, stderr io.Writer) error {
 		j, metric = runs.KnowMeJudge(judge.NewKnowMeJudge(client, rs, cfg)), judge.MetricKnowMeScore
 	case "clonemem":
 		j, metric = runs.CloneMemQAJudge(judge.NewCloneMemJudge(client, cfg)), judge.MetricQAConsistency
+	case "locomo":
+		j, metric = runs.LoCoMoJudge(judge.NewLoCoMoJudge(client, cfg)), judge.MetricLoCoMoJ
 	default:
-		return usagef("rejudge: -kind %q, want knowme or clonemem", k)
+		return usagef("rejudge: -kind %q, want knowme, clonemem or locomo", k)
 	}
 	st, err := openRunStore(*storePath, storeWrite)
 	if err != nil {

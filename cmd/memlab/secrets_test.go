@@ -1,12 +1,16 @@
 package main
 
 import (
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/memlab/memlab/internal/pgtest"
 	"github.com/memlab/memlab/llm/llmtest"
+	"github.com/memlab/memlab/viewer"
 )
 
 // walkFor fails t for every file under dir holding any of secrets.
@@ -116,4 +120,101 @@ func TestConfigErrorKeepsTheKeySecret(t *testing.T) {
 		t.Errorf("the key reached the printed output:\n%s\n%s", stdout, stderr)
 	}
 	walkFor(t, out, sentinel)
+}
+
+// TestPostgresPasswordGoesNowhere: a run store given as a PostgreSQL URL
+// with a password (the model-call cache follows it into the database)
+// works, and the password reaches no printed line (run, runs list and
+// show, cache stats, the errors of a wrong one), no output file or
+// manifest, no row of the store or the cache, and no page of the viewer;
+// the same store opens without it from PGPASSWORD.
+func TestPostgresPasswordGoesNowhere(t *testing.T) {
+	store, out, _, logs := pgStoreRun(t)
+	u, err := url.Parse(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	password, ok := u.User.Password()
+	if !ok || len(password) < 6 {
+		t.Skip(pgtest.Env + " has no password (of 6 characters or more) to look for")
+	}
+	var printed strings.Builder
+	printed.WriteString(logs)
+	for _, args := range [][]string{
+		{"runs", "list", "-store", store}, {"runs", "list", "-store", store, "-json"},
+		{"cache", "stats", "-path", store}, {"cache", "stats", "-path", store, "-json"},
+	} {
+		code, stdout, stderr := memlab(t, args...)
+		if code != 0 {
+			t.Errorf("%v: exit %d\n%s", args, code, stderr)
+		}
+		printed.WriteString(stdout + stderr)
+	}
+	st, err := openRunStore(store, storeRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	infos, err := st.Runs()
+	if err != nil || len(infos) != 1 {
+		t.Fatalf("runs: %v %v", infos, err)
+	}
+	code, stdout, stderr := memlab(t, "runs", "show", "-store", store, "-json", infos[0].ID)
+	if code != 0 {
+		t.Errorf("runs show: exit %d\n%s", code, stderr)
+	}
+	printed.WriteString(stdout + stderr)
+	web := httptest.NewServer(viewer.New(st, viewer.Options{Refresh: -1}))
+	defer web.Close()
+	for _, p := range []string{"/", "/run/" + infos[0].ID} {
+		printed.WriteString(getPage(t, web, p))
+	}
+
+	// A wrong password, in the URL or from MEMLAB_RUNS: the error names
+	// the URL without it.
+	const wrong = "wrong-SENTINEL-pg-2f7a"
+	bad := *u
+	bad.User = url.UserPassword(u.User.Username(), wrong)
+	code, stdout, stderr = memlab(t, "runs", "list", "-store", bad.String())
+	if code != 1 || !strings.Contains(stderr, "password authentication failed") || !strings.Contains(stderr, "-store: ") {
+		t.Errorf("a wrong password: exit %d\n%s", code, stderr)
+	}
+	t.Setenv("MEMLAB_RUNS", bad.String())
+	code, stdout2, stderr2 := memlab(t, "runs", "list")
+	if code != 1 || !strings.Contains(stderr2, "$MEMLAB_RUNS: ") {
+		t.Errorf("a wrong password in MEMLAB_RUNS: exit %d\n%s", code, stderr2)
+	}
+	if all := stdout + stderr + stdout2 + stderr2; strings.Contains(all, wrong) {
+		t.Errorf("the wrong password was printed:\n%s", all)
+	}
+
+	// Without the password in the URL, from PGPASSWORD.
+	bare := *u
+	bare.User = url.User(u.User.Username())
+	t.Setenv("PGPASSWORD", password)
+	code, stdout, stderr = memlab(t, "runs", "list", "-store", bare.String())
+	if code != 0 || !strings.Contains(stdout, infos[0].ID) {
+		t.Errorf("runs list with the password from PGPASSWORD: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	printed.WriteString(stdout + stderr)
+
+	if strings.Contains(printed.String(), password) {
+		t.Errorf("the store's password reached the printed output or a page:\n%s", printed.String())
+	}
+	walkFor(t, out, password)
+	db := pgtest.Open(t, store)
+	for _, table := range []string{"meta", "runs", "records", "failures", "cache_meta", "cache_entries"} {
+		var rows int
+		var text string
+		err := db.QueryRow(`SELECT count(*), coalesce(string_agg(t::text, ' '), '') FROM `+table+` t`).Scan(&rows, &text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(text, password) {
+			t.Errorf("the store's password is in a row of %s", table)
+		}
+		if rows == 0 && table != "failures" {
+			t.Errorf("%s has no rows: nothing was looked at", table)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,9 +15,9 @@ import (
 	"github.com/memlab/memlab/runstore"
 )
 
-// storeFlag adds -store, the run store file, to fs.
+// storeFlag adds -store, the run store file or PostgreSQL URL, to fs.
 func storeFlag(fs *flag.FlagSet) *string {
-	return fs.String("store", "", "run store file (default: $MEMLAB_RUNS, else runs.db beside the model call cache)")
+	return fs.String("store", "", "run store file, or a postgres://USER@HOST/DB URL (default: $MEMLAB_RUNS, else runs.db beside the model call cache)")
 }
 
 // storeMode is how a command opens the run store.
@@ -38,14 +39,26 @@ const (
 
 // openRunStore opens the run store at path ("" = runstore.DefaultPath)
 // as mode says. A missing store (storeRead, storeWrite) is an error naming
-// the path and wrapping fs.ErrNotExist.
+// the path and wrapping fs.ErrNotExist. A PostgreSQL store (a postgres://
+// URL) that cannot be opened is an error naming the flag or variable the
+// URL came from, without its password; the model-call cache then follows
+// it into the database unless MEMLAB_CACHE says otherwise.
 func openRunStore(path string, mode storeMode) (*runstore.Store, error) {
+	source := "-store"
 	if path == "" {
 		p, err := runstore.DefaultPath()
 		if err != nil {
 			return nil, err
 		}
-		path = p
+		path, source = p, "$MEMLAB_RUNS"
+	}
+	if runstore.IsURL(path) {
+		st, err := openPostgresStore(path, mode)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", source, err)
+		}
+		cacheFollowsStore(path)
+		return st, nil
 	}
 	if mode == storeCreate {
 		return runstore.Open(path)
@@ -64,6 +77,40 @@ func openRunStore(path string, mode storeMode) (*runstore.Store, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+// openPostgresStore opens the PostgreSQL run store at url as mode says:
+// for storeRead and storeWrite it must exist (a schema without one is an
+// error wrapping os.ErrNotExist, from runstore.OpenReadOnly).
+func openPostgresStore(url string, mode storeMode) (*runstore.Store, error) {
+	if mode == storeCreate {
+		return runstore.Open(url)
+	}
+	ro, err := runstore.OpenReadOnly(url)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	if mode == storeRead && err == nil {
+		return ro, nil
+	}
+	if err == nil {
+		ro.Close()
+	}
+	st, rwErr := runstore.Open(url) // storeWrite, or an older schema migrated
+	if rwErr != nil && err != nil {
+		return nil, err
+	}
+	return st, rwErr
+}
+
+// cacheFollowsStore keeps the model-call cache in the PostgreSQL database
+// of the run store url (tables cache_meta and cache_entries beside the
+// runs) when MEMLAB_CACHE names no other place, for this process and the
+// workers it starts (llm.CachePath).
+func cacheFollowsStore(url string) {
+	if os.Getenv("MEMLAB_CACHE") == "" {
+		os.Setenv("MEMLAB_CACHE", url)
+	}
 }
 
 // storeFlags are the run-store and progress flags of run and sweep.
@@ -150,7 +197,9 @@ func (f storeFlags) viewHint() string {
 	if *f.path == "" {
 		return "memlab view opens these runs in a browser (the default run store)"
 	}
-	return fmt.Sprintf("memlab view -store %s opens these runs in a browser", shellQuote(*f.path))
+	// A URL's password is not printed: memlab view takes it from
+	// PGPASSWORD, ~/.pgpass or a service file.
+	return fmt.Sprintf("memlab view -store %s opens these runs in a browser", shellQuote(runstore.RedactPath(*f.path)))
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but plain

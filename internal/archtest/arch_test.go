@@ -90,6 +90,8 @@ var onlyImportedBy = map[string][]string{
 	// Test fixtures: imported by test files only.
 	"internal/runtest":     {},
 	"internal/browsertest": {},
+	// (runtest's back ends include pgtest's PostgreSQL schemas.)
+	"internal/pgtest": {"internal/runtest"},
 }
 
 // under reports whether path is pkg or a package below it.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/memlab/memlab/datasets"
+	"github.com/memlab/memlab/internal/pgtest"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/llm/llmtest"
@@ -51,6 +52,46 @@ func OpenStore(t testing.TB) *runstore.Store {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// Backends are the run store's back ends: an SQLite file, and a
+// PostgreSQL schema on the server of pgtest.Env (its tests are skipped,
+// loudly, when that is unset).
+var Backends = []string{"sqlite", "postgres"}
+
+// StorePath returns where a new, empty run store on backend goes: a file
+// in a temporary directory, or the URL of a new PostgreSQL schema
+// (pgtest.URL), dropped at the test's end.
+func StorePath(t testing.TB, backend string) string {
+	t.Helper()
+	switch backend {
+	case "sqlite":
+		return filepath.Join(t.TempDir(), "runs.db")
+	case "postgres":
+		return pgtest.URL(t)
+	}
+	t.Fatalf("runtest: no back end %q", backend)
+	return ""
+}
+
+// OpenStoreOn opens a new run store on backend (StorePath), closed at the
+// test's end.
+func OpenStoreOn(t testing.TB, backend string) *runstore.Store {
+	t.Helper()
+	s, err := runstore.Open(StorePath(t, backend))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// EachBackend runs f as a subtest of t on each of Backends.
+func EachBackend(t *testing.T, f func(t *testing.T, backend string)) {
+	t.Helper()
+	for _, b := range Backends {
+		t.Run(b, func(t *testing.T) { f(t, b) })
+	}
 }
 
 // Day is noon of day d of January 2024, UTC.

@@ -11,17 +11,59 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/memlab/memlab/internal/pgdb"
+	"github.com/memlab/memlab/internal/pgtest"
 )
 
 func openTemp(t testing.TB) (*Cache, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "sub", "dir", "cache.db")
+	return openOn(t, "sqlite")
+}
+
+// backends are the cache's back ends: an SQLite file, and a PostgreSQL
+// schema on the server of pgtest.Env (its tests are skipped, loudly, when
+// that is unset).
+var backends = []string{"sqlite", "postgres"}
+
+// eachBackend runs f as a subtest of t on each back end.
+func eachBackend(t *testing.T, f func(t *testing.T, backend string)) {
+	t.Helper()
+	for _, b := range backends {
+		t.Run(b, func(t *testing.T) { f(t, b) })
+	}
+}
+
+// newPath returns where a new cache on backend goes: a file in a
+// temporary directory, or the URL of a new PostgreSQL schema.
+func newPath(t testing.TB, backend string) string {
+	t.Helper()
+	if backend == "postgres" {
+		return pgtest.URL(t)
+	}
+	return filepath.Join(t.TempDir(), "sub", "dir", "cache.db")
+}
+
+// openOn opens a new cache on backend, closed at the test's end, and
+// returns it with its path (newPath).
+func openOn(t testing.TB, backend string) (*Cache, string) {
+	t.Helper()
+	path := newPath(t, backend)
 	c, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
 	return c, path
+}
+
+// shownPath is how a cache at path names itself (Path, errors): a URL
+// without its password.
+func shownPath(path string) string {
+	if pgdb.IsURL(path) {
+		return pgdb.Redact(path)
+	}
+	return path
 }
 
 func testEntry(i int) Entry {
@@ -44,11 +86,13 @@ func equalStored(t *testing.T, got, want Entry) {
 	}
 }
 
-func TestPutGet(t *testing.T) {
+func TestPutGet(t *testing.T) { eachBackend(t, testPutGet) }
+
+func testPutGet(t *testing.T, backend string) {
 	ctx := context.Background()
-	c, path := openTemp(t)
-	if c.Path() != path {
-		t.Errorf("Path() = %q, want %q", c.Path(), path)
+	c, path := openOn(t, backend)
+	if c.Path() != shownPath(path) {
+		t.Errorf("Path() = %q, want %q", c.Path(), shownPath(path))
 	}
 	if _, ok, err := c.Get(ctx, "nothing"); ok || err != nil {
 		t.Fatalf("Get of a missing key: ok=%v err=%v, want a miss", ok, err)
@@ -109,9 +153,11 @@ func TestPutGet(t *testing.T) {
 	}
 }
 
-func TestPutFirstWins(t *testing.T) {
+func TestPutFirstWins(t *testing.T) { eachBackend(t, testPutFirstWins) }
+
+func testPutFirstWins(t *testing.T, backend string) {
 	ctx := context.Background()
-	c, _ := openTemp(t)
+	c, _ := openOn(t, backend)
 	first := testEntry(1)
 	if err := c.Put(ctx, first); err != nil {
 		t.Fatal(err)
@@ -141,20 +187,22 @@ func storedHits(t *testing.T, c *Cache, key string) int64 {
 		t.Fatal(err)
 	}
 	var n int64
-	if err := c.db.QueryRow(`SELECT hits FROM entries WHERE key = ?`, key).Scan(&n); err != nil {
+	if err := c.db.QueryRow(c.sql(`SELECT hits FROM {entries} WHERE key = ?`), key).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
 }
 
-func TestHitsFlushedInBatches(t *testing.T) {
+func TestHitsFlushedInBatches(t *testing.T) { eachBackend(t, testHitsFlushedInBatches) }
+
+func testHitsFlushedInBatches(t *testing.T, backend string) {
 	ctx := context.Background()
-	c, _ := openTemp(t)
+	c, _ := openOn(t, backend)
 	if err := c.Put(ctx, testEntry(1)); err != nil {
 		t.Fatal(err)
 	}
 	read := func() (n int64) {
-		if err := c.db.QueryRow(`SELECT hits FROM entries`).Scan(&n); err != nil {
+		if err := c.db.QueryRow(c.sql(`SELECT hits FROM {entries}`)).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n
@@ -284,9 +332,11 @@ func TestSchemaOnReopen(t *testing.T) {
 	}
 }
 
-func TestConcurrentPut(t *testing.T) {
+func TestConcurrentPut(t *testing.T) { eachBackend(t, testConcurrentPut) }
+
+func testConcurrentPut(t *testing.T, backend string) {
 	ctx := context.Background()
-	c, path := openTemp(t)
+	c, path := openOn(t, backend)
 	// A second handle on the same file stands for another process.
 	other, err := Open(path)
 	if err != nil {

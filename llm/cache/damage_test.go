@@ -3,12 +3,16 @@ package cache
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memlab/memlab/internal/pgtest"
 )
 
 // fillAndDamage stores n entries of about 2 KB in a new cache file, closes
@@ -97,8 +101,12 @@ func TestCorruptPageIsNamed(t *testing.T) {
 // ErrReadOnly and says "read-only". (SQLite enforces the read-only open,
 // so this holds for root as well.)
 func TestReadOnlyCacheReadsAndRefusesWrites(t *testing.T) {
+	eachBackend(t, testReadOnlyCacheReadsAndRefusesWrites)
+}
+
+func testReadOnlyCacheReadsAndRefusesWrites(t *testing.T, backend string) {
 	ctx := context.Background()
-	c, path := openTemp(t)
+	c, path := openOn(t, backend)
 	for i := 0; i < 5; i++ {
 		if err := c.Put(ctx, testEntry(i)); err != nil {
 			t.Fatal(err)
@@ -107,10 +115,7 @@ func TestReadOnlyCacheReadsAndRefusesWrites(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	before, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := cacheState(t, backend, path)
 	ro, err := OpenReadOnly(path)
 	if err != nil {
 		t.Fatal(err)
@@ -132,18 +137,54 @@ func TestReadOnlyCacheReadsAndRefusesWrites(t *testing.T) {
 			return err
 		}(),
 	} {
-		if !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), "read-only") || !strings.Contains(err.Error(), path) {
+		if !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), "read-only") || !strings.Contains(err.Error(), shownPath(path)) {
 			t.Errorf("%s on a read-only cache: %v, want ErrReadOnly naming the file", what, err)
 		}
 	}
 	if err := ro.Close(); err != nil {
 		t.Fatal(err)
 	}
-	after, err := os.ReadFile(path)
-	if err != nil || !bytes.Equal(before, after) {
-		t.Errorf("the read-only cache changed the file (%v)", err)
+	if after := cacheState(t, backend, path); after != before {
+		t.Errorf("the read-only cache changed the cache:\nbefore %s\nafter  %s", before, after)
 	}
-	if _, err := OpenReadOnly(filepath.Join(t.TempDir(), "none.db")); err == nil {
-		t.Error("OpenReadOnly of a missing file succeeded")
+	if _, err := OpenReadOnly(newPath(t, backend)); err == nil {
+		t.Error("OpenReadOnly of a missing cache succeeded")
+	} else if backend == "postgres" && !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("OpenReadOnly of a schema without a cache: %v, want an error wrapping fs.ErrNotExist", err)
 	}
+	if backend == "postgres" {
+		// Below the cache's own checks, the server refuses a write of its sessions.
+		ro, err := OpenReadOnly(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ro.Close()
+		_, err = ro.db.Exec(`UPDATE cache_entries SET hits = hits + 1`)
+		if err == nil || !strings.Contains(err.Error(), "read-only transaction") {
+			t.Errorf("a write on a read-only session: %v, want the server's refusal", err)
+		}
+		if !errors.Is(explain(ro.path, err), ErrReadOnly) {
+			t.Errorf("the server's refusal is not marked ErrReadOnly: %v", explain(ro.path, err))
+		}
+	}
+}
+
+// cacheState is what the cache at path holds: the bytes of an SQLite
+// file, or the rows of a PostgreSQL cache.
+func cacheState(t *testing.T, backend, path string) string {
+	t.Helper()
+	if backend == "sqlite" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%x", sha256.Sum256(b))
+	}
+	var state string
+	err := pgtest.Open(t, path).QueryRow(`SELECT count(*) || ':' || coalesce(sum(hits), 0) || ':' ||
+		coalesce(md5(string_agg(key || encode(response, 'hex'), ',' ORDER BY key)), '') FROM cache_entries`).Scan(&state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return state
 }

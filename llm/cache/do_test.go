@@ -10,9 +10,11 @@ import (
 	"time"
 )
 
-func TestDoMissThenHit(t *testing.T) {
+func TestDoMissThenHit(t *testing.T) { eachBackend(t, testDoMissThenHit) }
+
+func testDoMissThenHit(t *testing.T, backend string) {
 	ctx := context.Background()
-	c, _ := openTemp(t)
+	c, _ := openOn(t, backend)
 	calls := 0
 	fill := func(ctx context.Context) (Entry, error) {
 		calls++
@@ -49,9 +51,11 @@ func TestDoMissThenHit(t *testing.T) {
 	}
 }
 
-func TestDoCoalesces(t *testing.T) {
+func TestDoCoalesces(t *testing.T) { eachBackend(t, testDoCoalesces) }
+
+func testDoCoalesces(t *testing.T, backend string) {
 	ctx := context.Background()
-	c, _ := openTemp(t)
+	c, _ := openOn(t, backend)
 	const n = 50
 	var fills atomic.Int32
 	release := make(chan struct{})
@@ -111,9 +115,11 @@ func TestDoCoalesces(t *testing.T) {
 	}
 }
 
-func TestDoFillErrorNotCached(t *testing.T) {
+func TestDoFillErrorNotCached(t *testing.T) { eachBackend(t, testDoFillErrorNotCached) }
+
+func testDoFillErrorNotCached(t *testing.T, backend string) {
 	ctx := context.Background()
-	c, _ := openTemp(t)
+	c, _ := openOn(t, backend)
 	const n = 10
 	errRate := errors.New("rate limited")
 	var fills atomic.Int32
@@ -157,8 +163,10 @@ func TestDoFillErrorNotCached(t *testing.T) {
 	}
 }
 
-func TestDoWaiterCancel(t *testing.T) {
-	c, _ := openTemp(t)
+func TestDoWaiterCancel(t *testing.T) { eachBackend(t, testDoWaiterCancel) }
+
+func testDoWaiterCancel(t *testing.T, backend string) {
+	c, _ := openOn(t, backend)
 	release := make(chan struct{})
 	fillCtxErr := make(chan error, 1)
 	fill := func(ctx context.Context) (Entry, error) {
@@ -205,10 +213,12 @@ func TestDoWaiterCancel(t *testing.T) {
 	}
 }
 
-func TestDoCreatorCancel(t *testing.T) {
+func TestDoCreatorCancel(t *testing.T) { eachBackend(t, testDoCreatorCancel) }
+
+func testDoCreatorCancel(t *testing.T, backend string) {
 	// The caller that started the fill leaves; the fill goes on for the
 	// other, which gets it as shared, and the result is stored.
-	c, _ := openTemp(t)
+	c, _ := openOn(t, backend)
 	release := make(chan struct{})
 	fill := func(ctx context.Context) (Entry, error) {
 		<-release
@@ -243,8 +253,10 @@ func TestDoCreatorCancel(t *testing.T) {
 	}
 }
 
-func TestDoAllCancelStopsFill(t *testing.T) {
-	c, _ := openTemp(t)
+func TestDoAllCancelStopsFill(t *testing.T) { eachBackend(t, testDoAllCancelStopsFill) }
+
+func testDoAllCancelStopsFill(t *testing.T, backend string) {
+	c, _ := openOn(t, backend)
 	fillDone := make(chan error, 1)
 	started := make(chan struct{})
 	fill := func(ctx context.Context) (Entry, error) {

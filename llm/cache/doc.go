@@ -1,6 +1,8 @@
 // Package cache is memlab's durable, content-addressed cache of model calls:
-// one SQLite file (modernc.org/sqlite, pure Go) that maps a key derived from
-// everything that shapes a model's answer to the answer's bytes. Every model
+// one SQLite file (modernc.org/sqlite, pure Go), or the tables cache_meta
+// and cache_entries of a PostgreSQL database (Open with a postgres:// URL),
+// that maps a key derived from everything that shapes a model's answer to
+// the answer's bytes. Every model
 // call of memlab goes through it, so a rerun of a finished notebook makes no
 // model call at all.
 //
@@ -62,6 +64,18 @@
 // llm client's per-question tallies report them (llm.Tally.CacheError) and
 // a run stops on them instead of recording failed questions. [OpenReadOnly]
 // reads a cache on read-only media (`memlab cache stats`).
+//
+// # PostgreSQL
+//
+// With a postgres:// or postgresql:// URL the cache lives in the
+// connection's current schema, beside a run store if one is there: the
+// same keys, entries, hit counting and coalescing of calls in flight (in
+// each process; two processes may still both fill a key, and the first
+// Put wins). Every Put is a committed transaction on the server (its
+// synchronous_commit, on by default, puts it on the server's disk before
+// Put returns). Hits are flushed in key order so that two processes never
+// deadlock on each other's rows. Clear deletes rows and leaves the space
+// to autovacuum. OpenReadOnly's sessions are read-only on the server.
 //
 // # Schema
 //

@@ -5,8 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/memlab/memlab/internal/pgdb"
 )
 
 // Kinds of entry llm stores.
@@ -157,14 +161,21 @@ func (c *Cache) writeHits(ctx context.Context, batch map[string]int64) error {
 		return err
 	}
 	defer c.unlockWrite()
-	tx, err := c.db.BeginTx(ctx, nil)
+	var opts *sql.TxOptions
+	if c.pg {
+		opts = pgdb.ReadCommitted
+	}
+	tx, err := c.db.BeginTx(ctx, opts)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
 	st := tx.StmtContext(ctx, c.stmts.addHits)
-	for k, n := range batch {
-		if _, err := st.ExecContext(ctx, n, k); err != nil {
+	// In key order, so that two processes flushing hits of the same keys
+	// lock the rows in the same order (PostgreSQL locks each row it
+	// updates until the commit; another order could deadlock).
+	for _, k := range slices.Sorted(maps.Keys(batch)) {
+		if _, err := st.ExecContext(ctx, batch[k], k); err != nil {
 			return err
 		}
 	}
@@ -222,13 +233,13 @@ func (c *Cache) prepare(ctx context.Context) error {
 		query string
 	}{
 		{&c.stmts.lookup, `SELECT kind, model, endpoint, request, response,
-			prompt_tokens, completion_tokens, latency_us, created_at FROM entries WHERE key = ?`},
-		{&c.stmts.addHits, `UPDATE entries SET hits = hits + ? WHERE key = ?`},
-		{&c.stmts.put, `INSERT OR IGNORE INTO entries(key, kind, model, endpoint,
+			prompt_tokens, completion_tokens, latency_us, created_at FROM {entries} WHERE key = ?`},
+		{&c.stmts.addHits, `UPDATE {entries} SET hits = hits + ? WHERE key = ?`},
+		{&c.stmts.put, `INSERT INTO {entries}(key, kind, model, endpoint,
 			request, response, prompt_tokens, completion_tokens, latency_us, created_at, hits)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`},
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0) ON CONFLICT(key) DO NOTHING`},
 	} {
-		st, err := c.db.PrepareContext(ctx, s.query)
+		st, err := c.db.PrepareContext(ctx, c.sql(s.query))
 		if err != nil {
 			return fmt.Errorf("prepare: %w", err)
 		}

@@ -14,7 +14,8 @@ import (
 
 // Stats describes the content of a cache file.
 type Stats struct {
-	// Path is the absolute path of the file.
+	// Path is the absolute path of the file (or the URL of the
+	// PostgreSQL database, without its password).
 	Path string
 	// Total sums all entries (its Name is empty).
 	Total Group
@@ -25,7 +26,8 @@ type Stats struct {
 	ByKind  []Group
 	ByModel []Group
 	// FileBytes is the size on disk of the file, its write-ahead log and
-	// its shared-memory index together.
+	// its shared-memory index together (on PostgreSQL, of the table of
+	// entries with its indexes and TOAST data).
 	FileBytes int64
 }
 
@@ -42,8 +44,11 @@ type Group struct {
 	Hits int64
 }
 
-const groupCols = `count(*), coalesce(sum(length(request) + length(response)), 0),
-	coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0), coalesce(sum(hits), 0)`
+// groupCols are the totals of a group of entries (sums cast to BIGINT:
+// PostgreSQL's sum of BIGINT is NUMERIC).
+const groupCols = `count(*), CAST(coalesce(sum(length(request) + length(response)), 0) AS BIGINT),
+	CAST(coalesce(sum(prompt_tokens), 0) AS BIGINT), CAST(coalesce(sum(completion_tokens), 0) AS BIGINT),
+	CAST(coalesce(sum(hits), 0) AS BIGINT)`
 
 // Stats writes the pending hit counts and reads the totals of the file.
 // Hits counted by other processes are included once they flushed them
@@ -55,7 +60,7 @@ func (c *Cache) Stats(ctx context.Context) (Stats, error) {
 	}
 	s := Stats{Path: c.path}
 	var oldest, newest sql.NullInt64
-	err := c.db.QueryRowContext(ctx, `SELECT `+groupCols+`, min(created_at), max(created_at) FROM entries`).
+	err := c.db.QueryRowContext(ctx, c.sql(`SELECT `+groupCols+`, min(created_at), max(created_at) FROM {entries}`)).
 		Scan(&s.Total.Entries, &s.Total.Bytes, &s.Total.PromptTokens, &s.Total.CompletionTokens, &s.Total.Hits, &oldest, &newest)
 	if err != nil {
 		return Stats{}, fmt.Errorf("cache: stats of %q: %w", c.path, explain(c.path, err))
@@ -69,6 +74,12 @@ func (c *Cache) Stats(ctx context.Context) (Stats, error) {
 	}
 	if s.ByModel, err = c.groups(ctx, "model"); err != nil {
 		return Stats{}, err
+	}
+	if c.pg {
+		if err := c.db.QueryRowContext(ctx, `SELECT pg_total_relation_size('cache_entries')`).Scan(&s.FileBytes); err != nil {
+			return Stats{}, fmt.Errorf("cache: stats of %q: size: %w", c.path, err)
+		}
+		return s, nil
 	}
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		fi, err := os.Stat(c.path + suffix)
@@ -85,7 +96,11 @@ func (c *Cache) Stats(ctx context.Context) (Stats, error) {
 
 // groups totals the entries by column col ("kind" or "model").
 func (c *Cache) groups(ctx context.Context, col string) ([]Group, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT `+col+`, `+groupCols+` FROM entries GROUP BY `+col+` ORDER BY `+col)
+	order := col
+	if c.pg {
+		order += ` COLLATE "C"` // byte order, as SQLite's
+	}
+	rows, err := c.db.QueryContext(ctx, c.sql(`SELECT `+col+`, `+groupCols+` FROM {entries} GROUP BY `+col+` ORDER BY `+order))
 	if err != nil {
 		return nil, fmt.Errorf("cache: stats of %q by %s: %w", c.path, col, explain(c.path, err))
 	}
@@ -159,7 +174,10 @@ func sizeText(n int64) string {
 // Clear removes the entries created more than olderThan ago, or every
 // entry when olderThan is 0, and returns how many it removed. It then
 // rewrites the file (VACUUM) and truncates the write-ahead log, so that the
-// file shrinks. A negative olderThan is an error.
+// file shrinks. A negative olderThan is an error. On PostgreSQL the rows
+// are deleted and left to the server's autovacuum, whose space the next
+// entries reuse: a VACUUM FULL would lock the table against every other
+// process using the cache.
 func (c *Cache) Clear(ctx context.Context, olderThan time.Duration) (removed int64, err error) {
 	if olderThan < 0 {
 		return 0, fmt.Errorf("cache: clear %q: negative age %v", c.path, olderThan)
@@ -176,10 +194,10 @@ func (c *Cache) Clear(ctx context.Context, olderThan time.Duration) (removed int
 	defer c.unlockWrite()
 	var res sql.Result
 	if olderThan == 0 {
-		res, err = c.db.ExecContext(ctx, `DELETE FROM entries`)
+		res, err = c.db.ExecContext(ctx, c.sql(`DELETE FROM {entries}`))
 	} else {
 		cutoff := time.Now().Add(-olderThan).UnixMilli()
-		res, err = c.db.ExecContext(ctx, `DELETE FROM entries WHERE created_at < ?`, cutoff)
+		res, err = c.db.ExecContext(ctx, c.sql(`DELETE FROM {entries} WHERE created_at < ?`), cutoff)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("cache: clear %q: %w", c.path, explain(c.path, err))
@@ -187,8 +205,8 @@ func (c *Cache) Clear(ctx context.Context, olderThan time.Duration) (removed int
 	if removed, err = res.RowsAffected(); err != nil {
 		return 0, fmt.Errorf("cache: clear %q: %w", c.path, err)
 	}
-	if removed == 0 {
-		return 0, nil
+	if removed == 0 || c.pg {
+		return removed, nil
 	}
 	if _, err := c.db.ExecContext(ctx, `VACUUM`); err != nil {
 		return removed, fmt.Errorf("cache: clear %q: vacuum: %w", c.path, explain(c.path, err))

@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -594,8 +595,11 @@ var (
 	templateLineRE = regexp.MustCompile(`^\s*\{\s*".*<[^>]*>.*\}\s*$`)
 	// templatePairRE is one "key": value of a template.
 	templatePairRE = regexp.MustCompile(`"([^"]+)"\s*:\s*(\[[^\]]*\]|"[^"]*"|<[^>]*>)`)
-	rangeRE        = regexp.MustCompile(`(-?\d+(?:\.\d+)?)\s+to\s+(-?\d+(?:\.\d+)?)`)
-	numberRE       = regexp.MustCompile(`-?\d+(?:\.\d+)?`)
+	// labelsRE is a string placeholder listing labels in capitals:
+	// "<CORRECT or WRONG>", "<YES, NO or UNSURE>".
+	labelsRE = regexp.MustCompile(`^"<([A-Z][A-Z_]*(?:, [A-Z][A-Z_]*)* or [A-Z][A-Z_]*)>"$`)
+	rangeRE  = regexp.MustCompile(`(-?\d+(?:\.\d+)?)\s+to\s+(-?\d+(?:\.\d+)?)`)
+	numberRE = regexp.MustCompile(`-?\d+(?:\.\d+)?`)
 	// scaleRE finds a grading scale in the prompt for an <integer>
 	// placeholder: "Score from 0 to 5", "Use only the scores 0, 3 and 5".
 	scaleRE = regexp.MustCompile(`(?i)(?:score[sd]?\s+from\s+(\d+)\s+to\s+(\d+))|(?:only the scores\s+([\d ,]+(?:and|or)\s+\d+))`)
@@ -612,7 +616,9 @@ var (
 // values, "<number from 0 to 1>" a number in [0, 1] with two decimals,
 // "<integer>" one of the scale the prompt states ("Score from 0 to 5",
 // "Use only the scores 0, 3 and 5"; 1 to 5 when it states none). A string
-// placeholder gets text, a list an empty list. ok is false when the prompt
+// placeholder listing labels in capitals ("<CORRECT or WRONG>") gets one of
+// them, picked the same way; any other string placeholder gets text, a
+// list an empty list. ok is false when the prompt
 // has no such template.
 func TemplateReply(prompt, text string) (map[string]any, bool) {
 	lines := strings.Split(prompt, "\n")
@@ -634,7 +640,13 @@ func TemplateReply(prompt, text string) (map[string]any, bool) {
 			case '[':
 				obj[key] = []any{}
 			case '"':
-				obj[key] = text
+				if m := labelsRE.FindStringSubmatch(val); m != nil {
+					labels := strings.FieldsFunc(m[1], func(r rune) bool { return r == ',' || r == ' ' })
+					labels = slices.DeleteFunc(labels, func(l string) bool { return l == "or" })
+					obj[key] = labels[int(sum%uint32(len(labels)))]
+				} else {
+					obj[key] = text
+				}
 			default:
 				obj[key] = placeholderNumber(val, prompt, sum)
 			}

@@ -1082,6 +1082,14 @@ func TestDefaultReplyTemplate(t *testing.T) {
 				s, ok := m["score"].(float64)
 				return ok && s >= 0 && s <= 5 && s == float64(int(s))
 			}},
+		{"labels", "Reply with this JSON object only:\n{\"reasoning\": \"<one sentence>\", \"label\": \"<CORRECT or WRONG>\"}",
+			func(m map[string]any) bool {
+				l, _ := m["label"].(string)
+				r, _ := m["reasoning"].(string)
+				return (l == "CORRECT" || l == "WRONG") && r != ""
+			}},
+		{"three labels", "{\"v\": \"<YES, NO or UNSURE>\"}",
+			func(m map[string]any) bool { return m["v"] == "YES" || m["v"] == "NO" || m["v"] == "UNSURE" }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
