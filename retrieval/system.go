@@ -22,6 +22,10 @@ type Hit struct {
 	Kind string
 	// Time is the unit's time: its latest source trace's (zero = unknown).
 	Time time.Time
+	// Undetermined is set on a state summary (KindState) when the memory
+	// judges that the question's answer is not determined at its time: a
+	// reader should answer "cannot be determined".
+	Undetermined bool
 }
 
 // Concurrent is implemented by systems whose Retrieve is safe to call from
