@@ -364,6 +364,23 @@ func TestModelExtractor(t *testing.T) {
 	if !strings.Contains(got, "model:w3:finds remote work lonely") || !strings.Contains(got, "stance:w4:positive") {
 		t.Errorf("transitions %q: want the model's at w3 and the offline fallback at w4; %+v %+v", got, m.Topics("p", time.Time{}), m.Stats())
 	}
+	// the state changes carry the model's stated state and its commitment
+	var states []string
+	for _, ts := range m.States("p", time.Time{}) {
+		for _, ch := range ts.Changes {
+			states = append(states, ch.TraceIDs[0]+":"+ch.Status+":"+ch.Text)
+		}
+	}
+	if s := strings.Join(states, " | "); !strings.Contains(s, "w3:stated:finds remote work lonely") || !strings.Contains(s, ":decided:likes remote work") {
+		t.Errorf("state changes %q: want the model's states (w3 stated, a committed one decided)", s)
+	}
+	r, err := m.State(context.Background(), datasets.Question{ID: "q", CorpusID: "p", Text: "remote work", AskedAt: day(30)}, 5)
+	if err != nil || r.Extractor != ExtractorModel {
+		t.Errorf("state report %+v, %v: want the model extractor named", r, err)
+	}
+	if sp := m.Spec().String(); !strings.Contains(sp, `"extractor":"model"`) {
+		t.Errorf("spec %s: want extractor=model", sp)
+	}
 }
 
 // modelMemory returns a timeline memory whose extractor is the fake server
