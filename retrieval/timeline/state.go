@@ -312,7 +312,8 @@ type StateReport struct {
 	// words found in the admitted traces (highest idf over them).
 	Subject []string
 	// Missing are the question's content words that no admitted trace
-	// holds.
+	// holds (Chinese bigrams left out: one found nowhere mostly spans two
+	// words).
 	Missing []string
 	// Mentions are the admitted sentences that mention the subject, in time
 	// order, each with its status.
@@ -416,9 +417,11 @@ func (m *Memory) state(ctx context.Context, q datasets.Question, k int, order []
 	})
 	for _, f := range focus {
 		switch {
-		case f.df == 0:
+		case f.df == 0 && !cjk(f.w):
+			// a Chinese bigram found nowhere is mostly one that spans two
+			// words, not a missing subject
 			r.Missing = append(r.Missing, f.w)
-		case len(r.Subject) < m.cfg.AbstainAnchors:
+		case f.df > 0 && len(r.Subject) < m.cfg.AbstainAnchors:
 			r.Subject = append(r.Subject, f.w)
 		}
 	}
@@ -484,6 +487,16 @@ func (m *Memory) state(ctx context.Context, q datasets.Question, k int, order []
 	}
 	r.finish(m.cfg)
 	return r, nil
+}
+
+// cjk reports whether s holds a Han character.
+func cjk(s string) bool {
+	for _, r := range s {
+		if r >= 0x4e00 && r <= 0x9fff {
+			return true
+		}
+	}
+	return false
 }
 
 // similar returns the stems of the corpus that stemMatch s.
