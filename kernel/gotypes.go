@@ -124,6 +124,14 @@ func (im *symbolImporter) object(pkg *types.Package, name string, v reflect.Valu
 	if !v.IsValid() {
 		return nil
 	}
+	// An untyped constant is held as its go/constant value, which may be a
+	// pointer (MakeString returns a *stringVal): read it before the
+	// pointer cases below take it for a variable or a type.
+	if v.CanInterface() && !v.CanAddr() {
+		if cv, ok := v.Interface().(constant.Value); ok {
+			return constObject(pkg, name, cv)
+		}
+	}
 	switch {
 	case v.CanAddr():
 		// A variable: the extracted tables hold reflect.ValueOf(&X).Elem(),
@@ -146,15 +154,6 @@ func (im *symbolImporter) object(pkg *types.Package, name string, v reflect.Valu
 	case v.Kind() == reflect.Pointer:
 		return types.NewVar(token.NoPos, pkg, name, im.convert(v.Type().Elem()))
 	}
-	if cv, ok := v.Interface().(constant.Value); ok {
-		kinds := map[constant.Kind]types.BasicKind{constant.Bool: types.UntypedBool, constant.String: types.UntypedString,
-			constant.Int: types.UntypedInt, constant.Float: types.UntypedFloat, constant.Complex: types.UntypedComplex}
-		k, ok := kinds[cv.Kind()]
-		if !ok {
-			return nil
-		}
-		return types.NewConst(token.NoPos, pkg, name, types.Typ[k], cv)
-	}
 	var cv constant.Value
 	switch v.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
@@ -171,6 +170,18 @@ func (im *symbolImporter) object(pkg *types.Package, name string, v reflect.Valu
 		return types.NewVar(token.NoPos, pkg, name, im.convert(v.Type()))
 	}
 	return types.NewConst(token.NoPos, pkg, name, im.convert(v.Type()), cv)
+}
+
+// constObject is the untyped constant name of package pkg with value cv;
+// nil for a kind go/types has no untyped type of.
+func constObject(pkg *types.Package, name string, cv constant.Value) types.Object {
+	kinds := map[constant.Kind]types.BasicKind{constant.Bool: types.UntypedBool, constant.String: types.UntypedString,
+		constant.Int: types.UntypedInt, constant.Float: types.UntypedFloat, constant.Complex: types.UntypedComplex}
+	k, ok := kinds[cv.Kind()]
+	if !ok {
+		return nil
+	}
+	return types.NewConst(token.NoPos, pkg, name, types.Typ[k], cv)
 }
 
 var basicKinds = map[reflect.Kind]types.BasicKind{

@@ -79,7 +79,10 @@ func floatsOf(xs []Float) []float64 {
 
 // JSONFormat is the version of the record's JSON form that Marshal
 // writes: 2 holds every score in one "scores" list (Record.Scores) and the
-// retrieval scores of the ranked traces in "rank_scores". Format 1 (no
+// retrieval scores of the ranked traces in "rank_scores"; its optional
+// "stage_ms" (the stage times, Record.Stages, in milliseconds) is absent
+// from records written before memlab kept them, which read back with
+// Stages.Measured false. Format 1 (no
 // "format" key) held the retrieval scores in "scores", the exact metrics
 // and proxies in a "judges" map and the LLM judges' verdicts in a
 // "verdicts" list; Unmarshal reads both.
@@ -112,6 +115,7 @@ type recordJSON struct {
 	JudgeVerdicts  []int           `json:"judge_verdicts,omitempty"`
 	Failure        string          `json:"failure,omitempty"`
 	LatencyMS      Float           `json:"latency_ms"`
+	StagesMS       *stagesJSON     `json:"stage_ms,omitempty"` // absent: not measured (older records)
 	Usage          *usageJSON      `json:"usage,omitempty"`
 	// Format 1 only: read, never written.
 	Judges   map[string]Float `json:"judges,omitempty"`
@@ -134,6 +138,20 @@ type answerScoreJSON struct {
 	Raw         string    `json:"raw,omitempty"`
 	Attempts    int       `json:"attempts,omitempty"`
 	Samples     []Float   `json:"samples,omitempty"`
+}
+
+// stagesJSON is Record.Stages in milliseconds; written when measured.
+type stagesJSON struct {
+	Retrieve Float `json:"retrieve"`
+	Read     Float `json:"read"`
+	Judge    Float `json:"judge"`
+}
+
+// ms is d in milliseconds; duration reads it back to the nanosecond.
+func ms(d time.Duration) Float { return Float(float64(d) / float64(time.Millisecond)) }
+
+func duration(ms Float) time.Duration {
+	return time.Duration(math.Round(float64(ms) * float64(time.Millisecond)))
 }
 
 // usageJSON is Record.Usage; absent when no model was called.
@@ -185,8 +203,8 @@ type verdictJSON struct {
 
 // Marshal returns r as one line of JSON (the run store's and the
 // JSONL export's form): snake_case keys, NaN as null, infinities as
-// "+Inf"/"-Inf", times in RFC 3339 with nanoseconds, latency in
-// milliseconds.
+// "+Inf"/"-Inf", times in RFC 3339 with nanoseconds, latency and stage
+// times in milliseconds.
 func Marshal(r Record) ([]byte, error) {
 	j := recordJSON{
 		QuestionID: r.QuestionID, CorpusID: r.CorpusID, Task: r.Task, Dimension: r.Dimension,
@@ -194,8 +212,11 @@ func Marshal(r Record) ([]byte, error) {
 		Format: JSONFormat, Ranked: r.Ranked, RankScores: floatsJSON(r.RankScores), ContextIDs: r.ContextIDs,
 		Choice: r.Choice, Correct: r.Correct, ChoiceOutcome: r.ChoiceOutcome,
 		Answer: r.Answer, AnswerTraceIDs: r.AnswerTraceIDs, Abstained: r.Abstained,
-		Failure: r.Failure, LatencyMS: Float(float64(r.Latency) / float64(time.Millisecond)),
+		Failure: r.Failure, LatencyMS: ms(r.Latency),
 		JudgeVerdicts: r.JudgeVerdicts,
+	}
+	if st := r.Stages; st.Measured {
+		j.StagesMS = &stagesJSON{Retrieve: ms(st.Retrieve), Read: ms(st.Read), Judge: ms(st.Judge)}
 	}
 	if r.Usage != (Usage{}) {
 		j.Usage = &usageJSON{Retrieve: r.Usage.Retrieve, Read: r.Usage.Read, Judge: r.Usage.Judge}
@@ -244,8 +265,11 @@ func Unmarshal(data []byte) (Record, error) {
 		Ranked: j.Ranked, RankScores: floatsOf(j.RankScores), ContextIDs: j.ContextIDs,
 		Choice: j.Choice, Correct: j.Correct, ChoiceOutcome: j.ChoiceOutcome,
 		Answer: j.Answer, AnswerTraceIDs: j.AnswerTraceIDs, Abstained: j.Abstained,
-		Failure: j.Failure, Latency: time.Duration(math.Round(float64(j.LatencyMS) * float64(time.Millisecond))),
+		Failure: j.Failure, Latency: duration(j.LatencyMS),
 		JudgeVerdicts: j.JudgeVerdicts,
+	}
+	if st := j.StagesMS; st != nil {
+		r.Stages = StageLatency{Retrieve: duration(st.Retrieve), Read: duration(st.Read), Judge: duration(st.Judge), Measured: true}
 	}
 	if j.Usage != nil {
 		r.Usage = Usage{Retrieve: j.Usage.Retrieve, Read: j.Usage.Read, Judge: j.Usage.Judge}

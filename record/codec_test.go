@@ -29,6 +29,7 @@ func TestRecordJSONRoundTrip(t *testing.T) {
 	r.SetVerdicts([]judge.Verdict{{Judge: "j", Metric: "m", Score: math.NaN(), Min: 0, Max: 5, Failure: judge.FailureNoJSON,
 		Raw: "no", Attempts: 3, Error: "no JSON", Samples: []float64{1, math.NaN()}}})
 	r.Latency = 1234567 * time.Nanosecond
+	r.Stages = record.StageLatency{Retrieve: 345678 * time.Nanosecond, Read: 2 * time.Microsecond, Judge: 777777, Measured: true}
 	b, err := record.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
@@ -39,6 +40,9 @@ func TestRecordJSONRoundTrip(t *testing.T) {
 	}
 	if got := runtest.Offline(back, "undefined"); !math.IsNaN(got) || !math.IsInf(runtest.Offline(back, "inf"), -1) || back.Latency != r.Latency {
 		t.Errorf("round trip lost values: %v %v %v", got, runtest.Offline(back, "inf"), back.Latency)
+	}
+	if back.Stages != r.Stages {
+		t.Errorf("round trip changed the stage times: %+v, want %+v", back.Stages, r.Stages)
 	}
 	// NaN != NaN: compare the JSON forms, which write NaN as null.
 	b2, err := record.Marshal(back)
@@ -177,5 +181,56 @@ func TestUnmarshalFormat1(t *testing.T) {
 	}
 	if b2, _ := record.Marshal(back); string(b2) != string(b) {
 		t.Errorf("current form does not round-trip:\n%s\n%s", b, b2)
+	}
+}
+
+// TestStageLatencyJSON: measured stage times are written in "stage_ms"
+// (also when every stage took 0), unmeasured ones are not, and a record
+// without "stage_ms" (written before memlab kept the stage times) reads
+// back as not measured, never as stages of 0.
+func TestStageLatencyJSON(t *testing.T) {
+	zero := record.Record{QuestionID: "q", Stages: record.StageLatency{Measured: true}}
+	b, err := record.Marshal(zero)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"stage_ms":{"retrieve":0,"read":0,"judge":0}`) {
+		t.Errorf("measured stages of 0 not written: %s", b)
+	}
+	back, err := record.Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Stages.Measured {
+		t.Error("measured stages of 0 read back as not measured")
+	}
+	b, err = record.Marshal(record.Record{QuestionID: "q", Latency: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "stage_ms") {
+		t.Errorf("unmeasured stages written: %s", b)
+	}
+	// A record of format 2 as memlab wrote it before the stage times.
+	old := `{"format":2,"question_id":"q1","corpus_id":"c","system":"s","reader":"r","k":2,"visible":3,"ranked":["t1"],` +
+		`"retrieval":{"k":2,"has_gold":true,"recall_flat":1,"all_all":1,"all_any":1,"any_all":1,"any_any":1,"mrr":1,"ndcg":1},` +
+		`"hits":null,"context_ids":null,"answer":"a","abstained":false,"scores":[],"latency_ms":12.5,` +
+		`"usage":{"retrieve":{"calls":1},"read":{},"judge":{}}}`
+	r, err := record.Unmarshal([]byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Stages != (record.StageLatency{}) || r.Latency != 12500*time.Microsecond || r.Usage.Retrieve.Calls != 1 {
+		t.Errorf("old record: stages %+v, latency %v, usage %+v; want unmeasured stages, 12.5 ms, 1 retrieve call", r.Stages, r.Latency, r.Usage)
+	}
+}
+
+func TestStageLatencyAdd(t *testing.T) {
+	a := record.StageLatency{Retrieve: 1, Read: 2, Judge: 3, Measured: true}
+	if s := a.Add(a); s != (record.StageLatency{Retrieve: 2, Read: 4, Judge: 6, Measured: true}) || s.Sum() != 12 {
+		t.Errorf("a + a = %+v (sum %v)", s, s.Sum())
+	}
+	if s := a.Add(record.StageLatency{}); s.Measured {
+		t.Errorf("measured + unmeasured = %+v, want unmeasured", s)
 	}
 }

@@ -1,7 +1,7 @@
 // Package record holds what runs produce, as plain data: the Record of one
 // question (the ranked trace ids with their retrieval scores, the
 // retrieval metrics, the context given to the reader, the answers, its
-// Scores, the failure, latency and model usage), the Result of one run
+// Scores, the failure, latency in all and by stage, and model usage), the Result of one run
 // (its records, its Spec and the system's Meter), the Spec that identifies
 // a run (the components' specs, whose hash is the run id, and their
 // display names, whose hash is the legacy id of runs stored before), and

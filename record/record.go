@@ -66,8 +66,40 @@ type Record struct {
 	Failure string
 	// Latency is the wall time of the whole question (retrieve, read, judge).
 	Latency time.Duration
+	// Stages is Latency by stage (retrieve, read, judge); Stages.Measured
+	// is false in records written before memlab kept the stage times.
+	Stages StageLatency
 	// Usage is what the question's model calls were, by stage.
 	Usage Usage
+}
+
+// StageLatency is a question's wall time by stage: Retrieve the system's
+// Retrieve (for incremental memories, including the ingest of the traces
+// that arrived before the question), Read the reader's calls (the choice
+// and the free-text answer), Judge the answer's scoring (the offline
+// proxies of the answer and the LLM judges). A stage not reached (a
+// failed retrieval is never read) took 0. Their sum is at most
+// Record.Latency, which also counts scoring the retrieval and the work
+// between the stages. A record done again after a failed step (a resumed
+// run's healing) adds the earlier attempt's times, as Latency does.
+//
+// Measured is false when the stage times are unknown: a record written
+// before memlab kept them, or one done again from such a record (its
+// earlier attempt's times are lost). Then the three times are 0 and mean
+// nothing; show them as not recorded, never as 0.
+type StageLatency struct {
+	Retrieve, Read, Judge time.Duration
+	Measured              bool
+}
+
+// Sum is the time of the three stages together.
+func (s StageLatency) Sum() time.Duration { return s.Retrieve + s.Read + s.Judge }
+
+// Add returns the stage times of two attempts of a question together,
+// measured only when both are.
+func (s StageLatency) Add(o StageLatency) StageLatency {
+	return StageLatency{Retrieve: s.Retrieve + o.Retrieve, Read: s.Read + o.Read, Judge: s.Judge + o.Judge,
+		Measured: s.Measured && o.Measured}
 }
 
 // Usage counts a question's model calls by stage (llm.Tally): Retrieve is

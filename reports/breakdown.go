@@ -59,7 +59,8 @@ func GroupKey(d *datasets.Dataset, rec record.Record, by string) (string, error)
 }
 
 // evidenceMedium is the most frequent medium of the question's gold
-// traces (ties: the first in the evidence's order).
+// traces (ties: the first in the evidence's order). It looks up only the
+// gold traces' media (a breakdown calls it for every record of a run).
 func evidenceMedium(d *datasets.Dataset, rec record.Record) string {
 	var q *datasets.Question
 	for i := range d.Questions {
@@ -72,13 +73,19 @@ func evidenceMedium(d *datasets.Dataset, rec record.Record) string {
 	if q == nil || c == nil {
 		return ""
 	}
-	media := map[string]string{}
-	for _, t := range c.Traces {
-		media[t.ID] = t.Medium
+	gold := q.GoldTraceIDs()
+	media := make(map[string]string, len(gold))
+	for _, id := range gold {
+		media[id] = ""
+	}
+	for i := range c.Traces {
+		if _, ok := media[c.Traces[i].ID]; ok {
+			media[c.Traces[i].ID] = c.Traces[i].Medium
+		}
 	}
 	count := map[string]int{}
 	best, bestN := "", 0
-	for _, id := range q.GoldTraceIDs() {
+	for _, id := range gold {
 		m := media[id]
 		if m == "" {
 			continue

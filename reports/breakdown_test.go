@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/internal/runtest"
+	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/runs"
 )
 
@@ -79,5 +81,69 @@ func TestBreakdownAndMatrix(t *testing.T) {
 	}
 	if _, err := Matrix(d, res.Records, ByTask, ByDimension, "nope"); err == nil {
 		t.Error("unknown metric: no error")
+	}
+}
+
+// TestEvidenceMediumIsTheMostFrequent: a question's medium group is the
+// most frequent medium of its gold traces (ties: the first in the
+// evidence's order; a trace without medium or not in the corpus is not
+// counted), as computed here over every trace of the corpus.
+func TestEvidenceMediumIsTheMostFrequent(t *testing.T) {
+	d, err := datasets.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := func(q datasets.Question) string {
+		media := map[string]string{}
+		for _, tr := range d.Corpus(q.CorpusID).Traces {
+			media[tr.ID] = tr.Medium
+		}
+		count, best, bestN := map[string]int{}, "", 0
+		for _, id := range q.GoldTraceIDs() {
+			if m := media[id]; m != "" {
+				if count[m]++; count[m] > bestN {
+					best, bestN = m, count[m]
+				}
+			}
+		}
+		return best
+	}
+	seen := map[string]bool{}
+	for _, q := range d.Questions {
+		got, err := GroupKey(d, record.Record{QuestionID: q.ID, CorpusID: q.CorpusID}, ByMedium)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := want(q); got != w {
+			t.Errorf("question %s: medium %q, want %q", q.ID, got, w)
+		}
+		seen[got] = true
+	}
+	if len(seen) < 3 {
+		t.Errorf("the sample's questions fall in %d medium groups, want several to test", len(seen))
+	}
+	// A tie goes to the medium of the first gold trace; an unknown
+	// question has none.
+	c := d.Corpora[0]
+	var a, b *datasets.Trace
+	for i := range c.Traces {
+		switch tr := &c.Traces[i]; {
+		case tr.Medium == "":
+		case a == nil:
+			a = tr
+		case b == nil && tr.Medium != a.Medium:
+			b = tr
+		}
+	}
+	if b == nil {
+		t.Fatalf("corpus %s has fewer than two media", c.ID)
+	}
+	tied := *d
+	tied.Questions = []datasets.Question{{ID: "tie", CorpusID: c.ID, Evidence: []datasets.EvidenceGroup{{TraceIDs: []string{b.ID, a.ID}}}}}
+	if got, _ := GroupKey(&tied, record.Record{QuestionID: "tie", CorpusID: c.ID}, ByMedium); got != b.Medium {
+		t.Errorf("a tie gives %q, want the first gold trace's medium %q", got, b.Medium)
+	}
+	if got, _ := GroupKey(d, record.Record{QuestionID: "nosuch", CorpusID: c.ID}, ByMedium); got != "" {
+		t.Errorf("an unknown question's medium %q, want none", got)
 	}
 }

@@ -49,7 +49,7 @@ func evaluateAt(k int) []record.Record {
 		panic(err)
 	}
 	for i := range res.Records {
-		res.Records[i].Latency = 0
+		res.Records[i].Latency, res.Records[i].Stages = 0, record.StageLatency{}
 	}
 	return res.Records
 }

@@ -99,16 +99,18 @@ func metricNames(c *Columns) []string {
 	return names
 }
 
-// summaryMetrics are a summary's means by name.
+// summaryMetrics are a summary's means by name (Summary.Metric): the
+// retrieval metrics, the counts of questions and failures, and the exact
+// metrics and proxies with a value, as the manifest's format has them
+// (the LLM-judged metrics are in each record's Values).
 func summaryMetrics(s Summary) map[string]float64 {
-	r := s.Retrieval
-	out := map[string]float64{"Recall-Flat": r.RecallFlat, "All-All": r.AllAll, "All-Any": r.AllAny, "Any-All": r.AnyAll,
-		"Any-Any": r.AnyAny, "MRR": r.MRR, "nDCG@k": r.NDCG, "questions": float64(s.Questions), "failed": float64(s.Failed)}
-	for name, m := range s.Scores {
-		// The exact metrics and proxies with a value, as the manifest's
-		// format has them (the LLM-judged metrics are in each record's
-		// Values).
-		if m.Kind != record.KindLLMJudge && m.N > 0 {
+	out := map[string]float64{"questions": float64(s.Questions), "failed": float64(s.Failed)}
+	for _, rm := range retrievalMetrics {
+		m, _ := s.Metric(rm.label)
+		out[rm.label] = m.Value
+	}
+	for name := range s.Scores {
+		if m, _ := s.Metric(name); m.Kind != record.KindLLMJudge && m.N > 0 {
 			out[name] = m.Value
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/reports"
+	"github.com/memlab/memlab/retrieval"
 )
 
 // scoredRecords are four questions with every kind of score: a judged,
@@ -96,5 +97,38 @@ func TestCompareCountsJudgedAndFailed(t *testing.T) {
 		if got := [3]int{c.Judged, c.Failed, c.NoReference}; got != want || c.Mean.N != c.Judged {
 			t.Errorf("%s %s: judged/failed/no reference %v (mean over %d), want %v", c.Run, c.Metric, got, c.Mean.N, want)
 		}
+	}
+}
+
+// TestSummaryMetric: a summary's mean by name is the retrieval mean over
+// the questions with gold for a retrieval metric (display name or CSV
+// column), NaN with n = 0 without gold, the score's mean otherwise, and
+// not found for an unknown name.
+func TestSummaryMetric(t *testing.T) {
+	recs := scoredRecords()
+	recs[0].Retrieval = retrieval.RetrievalScore{K: 5, HasGold: true, RecallFlat: 0.5, AllAny: 1, MRR: 0.25, NDCG: 0.75}
+	recs[1].Retrieval = retrieval.RetrievalScore{K: 5, HasGold: true, RecallFlat: 1, AllAny: 0, MRR: 1, NDCG: 1}
+	s := reports.Summarize("", recs)
+	for _, c := range []struct {
+		name string
+		want float64
+	}{{"Recall-Flat", 0.75}, {"recall_flat", 0.75}, {"All-Any", 0.5}, {"MRR", 0.625}, {"nDCG@k", 0.875}, {"ndcg", 0.875}} {
+		m, ok := s.Metric(c.name)
+		if !ok || m.Value != c.want || m.Normalized != c.want || m.N != 2 || m.Kind != "" {
+			t.Errorf("Metric(%q) = %+v, %v; want %v over 2 questions", c.name, m, ok, c.want)
+		}
+	}
+	if m, ok := s.Metric(judge.MetricTokenF1); !ok || m.Value != 0.5 || m.N != 3 || m.Kind != record.KindProxy {
+		t.Errorf("Metric(token F1) = %+v, %v; want the proxy's mean 0.5 over 3", m, ok)
+	}
+	if m, ok := s.Metric(judge.MetricQAConsistency); !ok || m != s.Scores[judge.MetricQAConsistency] {
+		t.Errorf("Metric(QA consistency) = %+v, %v; want the summary's score %+v", m, ok, s.Scores[judge.MetricQAConsistency])
+	}
+	if m, ok := s.Metric("no such metric"); ok || m.N != 0 || !math.IsNaN(m.Value) {
+		t.Errorf("Metric(unknown) = %+v, %v; want NaN, n = 0, not found", m, ok)
+	}
+	noGold := reports.Summarize("", scoredRecords())
+	if m, ok := noGold.Metric("All-Any"); !ok || m.N != 0 || !math.IsNaN(m.Value) {
+		t.Errorf("All-Any without gold = %+v, %v; want NaN over 0 questions", m, ok)
 	}
 }

@@ -108,6 +108,32 @@ func (s Summary) Score(name string) Mean {
 	return Mean{Value: math.NaN(), Normalized: math.NaN()}
 }
 
+// Metric returns the mean of a metric by name, whatever its kind: a
+// retrieval metric by its display name or CSV column ("Recall-Flat" or
+// "recall_flat", "All-Any", "MRR", "nDCG@k" or "ndcg", ...; see
+// Columns.Metric) is its mean over the WithGold questions (N = WithGold,
+// Value and Normalized NaN when there is none, Kind ""); any other name is
+// Score(name). ok is false when the name is no retrieval metric and no
+// metric of the summary's scores.
+func (s Summary) Metric(name string) (m Mean, ok bool) {
+	for _, rm := range retrievalMetrics {
+		if name != rm.label && name != rm.column {
+			continue
+		}
+		m = Mean{Value: math.NaN(), Normalized: math.NaN(), N: s.WithGold}
+		if s.WithGold > 0 {
+			m.Value = rm.get(s.Retrieval)
+			m.Normalized = m.Value
+		}
+		return m, true
+	}
+	m, ok = s.Scores[name]
+	if !ok {
+		return s.Score(name), false
+	}
+	return m, true
+}
+
 // SummaryOf aggregates all records of a run.
 func SummaryOf(r *record.Result) Summary { return Summarize("", r.Records) }
 

@@ -86,10 +86,10 @@ func healConfig(t *testing.T, client *llm.Client, sys retrieval.System) Config {
 }
 
 // withoutCost is a record as JSON without what differs between a healed
-// record and one made in one go: its latency and its usage.
+// record and one made in one go: its latency, stage times and usage.
 func withoutCost(t *testing.T, r record.Record) string {
 	t.Helper()
-	r.Latency, r.Usage = 0, record.Usage{}
+	r.Latency, r.Stages, r.Usage = 0, record.StageLatency{}, record.Usage{}
 	b, err := record.Marshal(r)
 	if err != nil {
 		t.Fatal(err)

@@ -54,7 +54,8 @@ func retrieve(ctx context.Context, cfg Config, q datasets.Question) ([]retrieval
 // succeeded (hits are its hits) but which has a step to do again
 // (needsRetry): the reads that succeeded are reused, and so are the
 // verdicts of every judge none of whose verdicts failed; the rest is done
-// again. The record's latency and usage then add this attempt's to prev's.
+// again. The record's latency, stage times and usage then add this
+// attempt's to prev's.
 func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q datasets.Question, media map[string]string,
 	prev *record.Record, hits []retrieval.Hit, rerr error, elapsed time.Duration) (rec record.Record) {
 	start := time.Now()
@@ -65,11 +66,21 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 	}
 	var readTally, judgeTally llm.Tally
 	readCtx, judgeCtx := llm.WithTally(ctx, &readTally), llm.WithTally(ctx, &judgeTally)
+	// The stages' wall times: elapsed is the retrieval's (measured by the
+	// caller), read and judge are timed below, each from its start to
+	// its end, so their sum is at most the question's latency.
+	var read, scoring time.Duration
+	timed := func(d *time.Duration) func() {
+		t0 := time.Now()
+		return func() { *d += time.Since(t0) }
+	}
 	defer func() {
 		rec.Latency = elapsed + time.Since(start)
+		rec.Stages = record.StageLatency{Retrieve: elapsed, Read: read, Judge: scoring, Measured: true}
 		rec.Usage.Read, rec.Usage.Judge = readTally.Counts(), judgeTally.Counts()
 		if prev != nil {
 			rec.Latency += prev.Latency
+			rec.Stages = prev.Stages.Add(rec.Stages)
 			rec.Usage.Retrieve = prev.Usage.Retrieve
 			rec.Usage.Read, rec.Usage.Judge = prev.Usage.Read.Add(rec.Usage.Read), prev.Usage.Judge.Add(rec.Usage.Judge)
 		}
@@ -107,7 +118,9 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 			rec.SetOffline(s)
 		}
 	default:
+		done := timed(&read)
 		a, err := cfg.Reader.Answer(readCtx, q, passages)
+		done()
 		if err != nil {
 			rec.Failure = failReadChoice + err.Error()
 			return rec
@@ -131,12 +144,16 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 		free := q
 		free.Choices, free.Correct = nil, ""
 		var err error
-		if a, err = cfg.Reader.Answer(readCtx, free, passages); err != nil {
+		done := timed(&read)
+		a, err = cfg.Reader.Answer(readCtx, free, passages)
+		done()
+		if err != nil {
 			rec.Failure = failReadFree + err.Error()
 			return rec
 		}
 	}
 	rec.Answer, rec.AnswerTraceIDs, rec.Abstained = a.Text, a.TraceIDs, a.Abstained
+	defer timed(&scoring)()
 	f1, rouge := math.NaN(), math.NaN()
 	if q.Answer != "" {
 		f1, rouge = judge.TokenF1(a.Text, q.Answer), judge.RougeL(a.Text, q.Answer)

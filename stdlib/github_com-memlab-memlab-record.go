@@ -52,6 +52,7 @@ func init() {
 		"ScoreKind":       reflect.ValueOf((*record.ScoreKind)(nil)),
 		"Spec":            reflect.ValueOf((*record.Spec)(nil)),
 		"StageEstimate":   reflect.ValueOf((*record.StageEstimate)(nil)),
+		"StageLatency":    reflect.ValueOf((*record.StageLatency)(nil)),
 		"Sweep":           reflect.ValueOf((*record.Sweep)(nil)),
 		"SweepPoint":      reflect.ValueOf((*record.SweepPoint)(nil)),
 		"Usage":           reflect.ValueOf((*record.Usage)(nil)),

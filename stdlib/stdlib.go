@@ -27,6 +27,8 @@ var Packages = []string{
 	"github.com/memlab/memlab/analysis",
 	"github.com/memlab/memlab/catalog",
 	"github.com/memlab/memlab/component",
+	"github.com/memlab/memlab/construct",
+	"github.com/memlab/memlab/construct/standin",
 	"github.com/memlab/memlab/datasets",
 	"github.com/memlab/memlab/display",
 	"github.com/memlab/memlab/formats",
@@ -58,6 +60,7 @@ var Packages = []string{
 //go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/retrieval/weaviate
 //go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/catalog
 //go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/grid
+//go:generate go run ../internal/cmd/extract -name stdlib github.com/memlab/memlab/construct github.com/memlab/memlab/construct/standin
 //go:generate go run ../internal/cmd/extract -name stdlib gonum.org/v1/gonum/stat gonum.org/v1/gonum/floats gonum.org/v1/gonum/mat gonum.org/v1/gonum/stat/distuv
 //go:generate go run ../internal/cmd/extract -name stdlib gonum.org/v1/plot gonum.org/v1/plot/plotter gonum.org/v1/plot/plotutil gonum.org/v1/plot/vg
 //go:generate go run ../internal/cmd/extract -name stdlib gonum.org/v1/plot/vg/draw gonum.org/v1/plot/vg/vgimg gonum.org/v1/plot/font gonum.org/v1/plot/text gonum.org/v1/plot/palette

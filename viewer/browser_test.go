@@ -2,6 +2,7 @@ package viewer_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,9 +19,11 @@ import (
 )
 
 // TestInChromium uses the viewer as a person would, in headless Chromium:
-// the runs page lists the runs; a run's page filters its questions by
-// outcome and search; a question opens with its ranking, and j goes to the
-// next one under the filter; two runs picked on the runs page compare, with
+// the runs page lists the runs; a run's page shows its figures (images
+// the browser loaded) and filters its questions by outcome and search; a
+// question opens with its ranking and the passages given to the reader,
+// and j goes to the next one under the filter; three runs ticked on the
+// runs page compare, with each one's difference against the first and
 // the questions that flipped. MEMLAB_VIEWER_SHOTS=DIR also writes a
 // screenshot of each page there (docs/viewer/ holds them).
 func TestInChromium(t *testing.T) {
@@ -36,40 +39,52 @@ func TestInChromium(t *testing.T) {
 	seen := browsertest.Session(t, 1280, 900,
 		browsertest.Step{Goto: f.srv.URL + "/", Text: true}, // 0: the runs
 		shot("runs.png"),
-		browsertest.Step{Click: "a[href='/run/" + f.k1 + "']", Text: true}, // 2: a run
+		browsertest.Step{Click: "a[href='/run/" + f.k10 + "']", Text: true},                                                      // 2: a run
+		browsertest.Step{Eval: "Array.from(document.querySelectorAll('img.figure')).map(i => i.complete ? i.naturalWidth : -1)"}, // 3
 		shot("run.png"),
-		browsertest.Step{Select: "select[name=outcome]", Value: "allany0"},
-		browsertest.Step{Click: "form.filters button, form.filters input[type=submit]", Text: true}, // 5: filtered
-		browsertest.Step{Click: "tr.q a", Text: true},                                               // 6: its first question
+		browsertest.Step{Goto: run, Text: true}, // 5: another run
+		browsertest.Step{Select: "select[name=outcome]", Value: "allany0"},                          // 6
+		browsertest.Step{Click: "form.filters button, form.filters input[type=submit]", Text: true}, // 7: filtered
+		browsertest.Step{Click: "tr.q a", Text: true},                                               // 8: its first question
 		shot("question.png"),
-		browsertest.Step{Press: "j", Text: true}, // 8: the next under the filter
+		browsertest.Step{Press: "j", Text: true}, // 10: the next under the filter
 		browsertest.Step{Goto: f.srv.URL + "/"},
-		browsertest.Step{Check: "input[name=a][value='" + f.k1 + "']"},
-		browsertest.Step{Check: "input[name=b][value='" + f.k10 + "']"},
-		browsertest.Step{Click: "form[action='/compare'] button, form[action='/compare'] input[type=submit]", Text: true}, // 12: compare
+		browsertest.Step{Check: "input[name=run][value='" + f.k1 + "']"},
+		browsertest.Step{Check: "input[name=run][value='" + f.k5 + "']"},
+		browsertest.Step{Check: "input[name=run][value='" + f.k10 + "']"},
+		browsertest.Step{Click: "form[action='/compare'] button", Text: true}, // 15: compare
 		shot("compare.png"),
-		browsertest.Step{Goto: run + "?q=" + "zzzznotaword", Text: true}, // 14: a search that finds nothing
+		browsertest.Step{Goto: run + "?q=" + "zzzznotaword", Text: true}, // 17: a search that finds nothing
 	)
 	for _, w := range []string{"bm25 k=1", "bm25 k=10", "hostile", "running"} {
 		if !strings.Contains(seen[0].Text, w) {
 			t.Errorf("the runs page does not show %q:\n%s", w, seen[0].Text)
 		}
 	}
-	all, filtered := strings.Count(seen[2].Text, "\n"), strings.Count(seen[5].Text, "\n")
-	if !strings.Contains(seen[5].URL, "outcome=allany0") || filtered >= all {
-		t.Errorf("filtering by All-Any = 0: at %s, %d lines (unfiltered %d)", seen[5].URL, filtered, all)
+	if !strings.Contains(seen[2].Text, "Figures") || !strings.Contains(seen[2].Text, "95% percentile-bootstrap intervals") {
+		t.Errorf("the run page (%s) shows no figures or intervals:\n%s", seen[2].URL, seen[2].Text)
 	}
-	if !strings.Contains(seen[6].URL, "/q") || !strings.Contains(seen[6].Text, "rank") {
-		t.Errorf("the question page (%s) shows no ranking:\n%s", seen[6].URL, seen[6].Text)
+	var widths []int
+	if err := json.Unmarshal([]byte(seen[3].Value), &widths); err != nil || len(widths) != 2 || widths[0] <= 0 || widths[1] <= 0 {
+		t.Errorf("the run page's figures have natural widths %s (%v), want two images loaded", seen[3].Value, err)
 	}
-	if seen[8].URL == seen[6].URL || !strings.Contains(seen[8].URL, "outcome=allany0") {
-		t.Errorf("j went from %s to %s, want the next question under the filter", seen[6].URL, seen[8].URL)
+	all, filtered := strings.Count(seen[5].Text, "\n"), strings.Count(seen[7].Text, "\n")
+	if !strings.Contains(seen[7].URL, "outcome=allany0") || filtered >= all {
+		t.Errorf("filtering by All-Any = 0: at %s, %d lines (unfiltered %d)", seen[7].URL, filtered, all)
 	}
-	if !strings.Contains(seen[12].URL, "/compare") || !strings.Contains(seen[12].Text, "McNemar") {
-		t.Errorf("compare (%s) shows no test:\n%s", seen[12].URL, seen[12].Text)
+	if !strings.Contains(seen[8].URL, "/q") || !strings.Contains(seen[8].Text, "rank") || !strings.Contains(seen[8].Text, "Context given to the reader") {
+		t.Errorf("the question page (%s) shows no ranking or context:\n%s", seen[8].URL, seen[8].Text)
 	}
-	if strings.Contains(seen[14].Text, "evil") {
-		t.Errorf("a search for a word in no question lists questions:\n%s", seen[14].Text)
+	if seen[10].URL == seen[8].URL || !strings.Contains(seen[10].URL, "outcome=allany0") {
+		t.Errorf("j went from %s to %s, want the next question under the filter", seen[8].URL, seen[10].URL)
+	}
+	cmp := seen[15]
+	if !strings.Contains(cmp.URL, "/compare") || strings.Count(cmp.URL, "run=") != 3 || !strings.Contains(cmp.Text, "Compare 3 runs") ||
+		strings.Count(cmp.Text, "McNemar exact") != 2 || !strings.Contains(cmp.Text, "a (baseline)") {
+		t.Errorf("compare (%s) does not compare the three runs ticked with their tests:\n%s", cmp.URL, cmp.Text)
+	}
+	if strings.Contains(seen[17].Text, "evil") {
+		t.Errorf("a search for a word in no question lists questions:\n%s", seen[17].Text)
 	}
 }
 

@@ -1,7 +1,6 @@
 package viewer
 
 import (
-	"fmt"
 	"html/template"
 	"math"
 	"net/url"
@@ -13,15 +12,15 @@ import (
 )
 
 var funcs = template.FuncMap{
-	"table":   func(t analysis.Table) template.HTML { return template.HTML(t.HTML()) }, // analysis escapes every cell
-	"f3":      f3,
-	"clip":    clip,
-	"date":    date,
-	"short":   shortID,
-	"runURL":  runURL,
-	"join":    strings.Join,
-	"add":     func(a, b int) int { return a + b },
-	"seconds": func(d time.Duration) string { return fmt.Sprintf("%.3f s", d.Seconds()) },
+	"table":    func(t analysis.Table) template.HTML { return template.HTML(t.HTML()) }, // analysis escapes every cell
+	"f3":       f3,
+	"clip":     clip,
+	"date":     date,
+	"short":    shortID,
+	"runURL":   runURL,
+	"join":     strings.Join,
+	"add":      func(a, b int) int { return a + b },
+	"duration": duration,
 }
 
 // f3 formats a value with 3 decimals, "n/a" for NaN.

@@ -3,14 +3,13 @@ package viewer
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
+	"time"
 
-	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/record"
-	"github.com/memlab/memlab/reports"
+	"github.com/memlab/memlab/retrieval"
 )
 
 // hitRow is one ranked retrieval unit of a question.
@@ -26,10 +25,23 @@ type hitRow struct {
 	Groups string
 }
 
-// stageRow is one stage's model calls of a question.
+// stageRow is one stage's model calls and wall time of a question.
 type stageRow struct {
 	Stage string
 	llm.TallyCounts
+	// Time is the stage's wall time, "not recorded" in a record written
+	// before memlab kept the stage times.
+	Time string
+}
+
+// contextRow is one passage given to the reader, in the reader's order.
+type contextRow struct {
+	N  int
+	ID string
+	// Hit is the retrieved unit the passage is (with its rank, time, kind,
+	// trace ids, gold mark and text); nil when the record's hits have no
+	// unit or trace of that id.
+	Hit *hitRow
 }
 
 // questionView is one record as a question page shows it.
@@ -38,9 +50,14 @@ type questionView struct {
 	Retrieval string
 	Scores    []record.Score
 	Stages    []stageRow
-	Hits      []hitRow
-	Ranked    []string
-	Gold      string
+	// StagesNote says what the stage times are, or that they were not
+	// recorded.
+	StagesNote string
+	Hits       []hitRow
+	// Context are the passages given to the reader, in order.
+	Context []contextRow
+	Ranked  []string
+	Gold    string
 	// Source is what the dataset says of the question (nil when the
 	// run's dataset is not loaded).
 	Source *questionSource
@@ -51,7 +68,34 @@ func (v *viewer) questionView(d *runData, r record.Record) questionView {
 	if ix := v.ds.of(d.info.Spec.Fingerprint); ix != nil {
 		q.markGold(ix)
 	}
+	q.matchContext()
 	return q
+}
+
+// matchContext lists the passages given to the reader (Rec.ContextIDs),
+// each matched to the first hit of that unit id, else to the first hit
+// holding a trace of that id.
+func (q *questionView) matchContext() {
+	for i, id := range q.Rec.ContextIDs {
+		row := contextRow{N: i + 1, ID: id}
+		j := slices.IndexFunc(q.Rec.Hits, func(h retrieval.Hit) bool { return h.UnitID == id })
+		if j < 0 {
+			j = slices.IndexFunc(q.Rec.Hits, func(h retrieval.Hit) bool { return slices.Contains(h.TraceIDs, id) })
+		}
+		if j >= 0 {
+			row.Hit = &q.Hits[j]
+		}
+		q.Context = append(q.Context, row)
+	}
+}
+
+// duration formats a wall time: "1.500 s" from a second on, else
+// milliseconds ("12.35 ms").
+func duration(d time.Duration) string {
+	if d >= time.Second {
+		return fmt.Sprintf("%.3f s", d.Seconds())
+	}
+	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
 }
 
 func newQuestionView(r record.Record) questionView {
@@ -64,7 +108,17 @@ func newQuestionView(r record.Record) questionView {
 	} else {
 		q.Gold = "The question has no gold trace ids: no recall is scored."
 	}
-	q.Stages = []stageRow{{"retrieve", r.Usage.Retrieve}, {"read", r.Usage.Read}, {"judge", r.Usage.Judge}, {"total", r.Usage.Total()}}
+	st := r.Stages
+	times := []string{"not recorded", "not recorded", "not recorded"}
+	if st.Measured {
+		times = []string{duration(st.Retrieve), duration(st.Read), duration(st.Judge)}
+		q.StagesNote = fmt.Sprintf("Wall time: retrieve is the system's search (with an incremental memory's ingest of the traces before the question), read the reader's calls, judge the scoring of the answer (proxies and LLM judges); together %s of the question's %s, the rest scoring the retrieval and the work between the stages.",
+			duration(st.Sum()), duration(r.Latency))
+	} else {
+		q.StagesNote = "This record was written before memlab kept the time of each stage: only the question's total wall time is known."
+	}
+	q.Stages = []stageRow{{"retrieve", r.Usage.Retrieve, times[0]}, {"read", r.Usage.Read, times[1]}, {"judge", r.Usage.Judge, times[2]},
+		{"total", r.Usage.Total(), duration(r.Latency)}}
 	inContext := map[string]bool{}
 	for _, id := range r.ContextIDs {
 		inContext[id] = true
@@ -137,126 +191,4 @@ func (v *viewer) questionPage(w http.ResponseWriter, r *http.Request) {
 		Prev, Next string
 		Back       string
 	}{"question " + qid, v.runRowOf(d), v.questionView(d, d.recs[i]), pos + 1, len(idx), prev, next, back})
-}
-
-// flipRow is one flipped question of the compare page.
-type flipRow struct {
-	QuestionID, Corpus, Task, URL, AURL, BURL string
-	AAnswer, BAnswer                          string
-}
-
-func (v *viewer) comparePage(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	a, b, err := v.loadPair(q.Get("a"), q.Get("b"))
-	if err != nil {
-		v.fail(w, err)
-		return
-	}
-	metric := cmpOr(q.Get("m"), "All-Any")
-	flips, err := reports.Flips(a.recs, b.recs, metric)
-	if err != nil {
-		v.fail(w, fmt.Errorf("%w (%w)", err, errBadParam))
-		return
-	}
-	var fixed, broken []flipRow
-	for _, fl := range flips {
-		cq := compareQuery(a.info.ID, b.info.ID, metric)
-		cq.Set("c", fl.CorpusID)
-		cq.Set("qid", fl.QuestionID)
-		row := flipRow{QuestionID: fl.QuestionID, Corpus: fl.CorpusID, Task: fl.A.Task, URL: "/compare/q?" + cq.Encode(),
-			AURL: questionURL(a.info.ID, fl.A, ""), BURL: questionURL(b.info.ID, fl.B, ""),
-			AAnswer: clip(answerOf(fl.A), 120), BAnswer: clip(answerOf(fl.B), 120)}
-		if fl.Fixed {
-			fixed = append(fixed, row)
-		} else {
-			broken = append(broken, row)
-		}
-	}
-	cols := reports.ColumnsOf(a.recs)
-	metrics := []string{"Recall-Flat", "All-All", "All-Any", "Any-All", "Any-Any"}
-	metrics = append(metrics, cols.JudgeNames()...)
-	metrics = append(metrics, cols.VerdictNames()...)
-	paired, err := reports.Compare([]*record.Result{a.result(), b.result()},
-		reports.CompareOptions{Metrics: []string{metric}, Resamples: 2000, Seed: 1})
-	var pairedTable *analysis.Table
-	var pairedNote string
-	if err == nil {
-		pairedTable, pairedNote = &paired.Table, paired.Note
-	} else {
-		pairedNote = err.Error()
-	}
-	var opts []option
-	for _, m := range metrics {
-		opts = append(opts, option{m, m, m == metric})
-	}
-	v.render(w, http.StatusOK, "compare", struct {
-		Title         string
-		A, B          runRow
-		Metric        string
-		Metrics       []option
-		Fixed, Broken []flipRow
-		MeanA, MeanB  string
-		Paired        *analysis.Table
-		PairedNote    string
-	}{"compare", v.runRowOf(a), v.runRowOf(b), metric, opts, fixed, broken, meanCell(a.sum, metric), meanCell(b.sum, metric),
-		pairedTable, pairedNote})
-}
-
-// result is the run as a record.Result.
-func (d *runData) result() *record.Result {
-	i := d.info
-	return &record.Result{ID: i.ID, Spec: i.Spec, Label: cmpOr(i.Label, shortID(i.ID)), Dataset: i.Spec.Dataset,
-		Fingerprint: i.Spec.Fingerprint, System: i.Spec.System, Reader: i.Spec.Reader, K: i.Spec.K, Records: d.recs}
-}
-
-func answerOf(r record.Record) string {
-	if r.Failure != "" {
-		return "failed: " + r.Failure
-	}
-	if r.Choice != "" {
-		return r.Choice
-	}
-	return r.Answer
-}
-
-func compareQuery(a, b, metric string) url.Values {
-	return url.Values{"a": {a}, "b": {b}, "m": {metric}}
-}
-
-func (v *viewer) loadPair(a, b string) (*runData, *runData, error) {
-	if a == "" || b == "" {
-		return nil, nil, fmt.Errorf("compare needs two runs: a=ID&b=ID (%w)", errBadParam)
-	}
-	da, err := v.load(a)
-	if err != nil {
-		return nil, nil, err
-	}
-	db, err := v.load(b)
-	if err != nil {
-		return nil, nil, err
-	}
-	return da, db, nil
-}
-
-func (v *viewer) compareQuestionPage(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	a, b, err := v.loadPair(q.Get("a"), q.Get("b"))
-	if err != nil {
-		v.fail(w, err)
-		return
-	}
-	corpus, qid := q.Get("c"), q.Get("qid")
-	ia, ib := a.find(corpus, qid), b.find(corpus, qid)
-	if ia < 0 || ib < 0 {
-		v.fail(w, fmt.Errorf("question %q of corpus %q is not in both runs (%w)", qid, corpus, errNotFound))
-		return
-	}
-	back := "/compare?" + compareQuery(a.info.ID, b.info.ID, cmpOr(q.Get("m"), "All-Any")).Encode()
-	v.render(w, http.StatusOK, "compareq", struct {
-		Title string
-		A, B  runRow
-		QA    questionView
-		QB    questionView
-		Back  string
-	}{"compare " + qid, v.runRowOf(a), v.runRowOf(b), v.questionView(a, a.recs[ia]), v.questionView(b, b.recs[ib]), back})
 }

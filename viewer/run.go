@@ -11,10 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/record"
-	"github.com/memlab/memlab/reports"
 )
 
 // filter is the question list's filter, sort and search (query
@@ -284,7 +282,7 @@ func (v *viewer) runPage(w http.ResponseWriter, r *http.Request) {
 		next = pageURL(page + 1)
 	}
 	status, running := v.status(d.info)
-	summary, bds := d.tables()
+	stats := d.statsOf()
 	sortURL := map[string]string{}
 	for _, c := range sortColumns {
 		g := f
@@ -299,8 +297,9 @@ func (v *viewer) runPage(w http.ResponseWriter, r *http.Request) {
 		Title      string
 		Run        runRow
 		Status     string
-		Summary    []analysis.Table
-		Breakdowns []breakdown
+		Summary    []statTable
+		Breakdowns []statTable
+		Figures    []figureRef
 		Filter     filter
 		Tasks      []option
 		Dims       []option
@@ -314,7 +313,7 @@ func (v *viewer) runPage(w http.ResponseWriter, r *http.Request) {
 		Prev, Next string
 		SortURL    map[string]string
 		Live       bool
-	}{"run " + shortID(d.info.ID), v.runRowOf(d), status, summary, bds, f,
+	}{"run " + shortID(d.info.ID), v.runRowOf(d), status, stats.Summary, stats.Breakdowns, d.figures(), f,
 		options(slices.Sorted(maps.Keys(tasks)), f.Task, "any"), options(slices.Sorted(maps.Keys(dims)), f.Dim, "any"),
 		outs, sorts, rows, len(idx), len(d.recs), page, pages, prev, next, sortURL, running})
 }
@@ -324,77 +323,4 @@ func (v *viewer) runRowOf(d *runData) runRow {
 	return runRow{ID: info.ID, Label: info.Label, Dataset: info.Spec.Dataset, System: info.Spec.System,
 		Reader: info.Spec.Reader, Judges: strings.Join(info.Spec.Judges, ", "), Code: info.CodeVersion,
 		Updated: date(info.Updated), K: info.Spec.K, Done: info.Done, Failed: info.Failed, Questions: info.Questions}
-}
-
-// summaryTables are a run's retrieval and answer tables and every
-// metric's mean with its counts.
-func summaryTables(d *runData) []analysis.Table {
-	sums := []reports.Summary{d.sum}
-	return []analysis.Table{reports.RetrievalTable(sums), reports.AnswerTable(sums), metricsTable(d.sum)}
-}
-
-// metricsTable lists every metric of a summary: kind, mean, normalized
-// mean and its counts.
-func metricsTable(s reports.Summary) analysis.Table {
-	t := analysis.Table{Header: []string{"metric", "kind", "mean", "normalized", "n", "failed", "no reference"},
-		Align: []string{"l", "l", "r", "r", "r", "r", "r"}}
-	for _, name := range slices.Sorted(maps.Keys(s.Scores)) {
-		m := s.Scores[name]
-		t.AddRow([]string{name, string(m.Kind), f3(m.Value), f3(m.Normalized), strconv.Itoa(m.N), strconv.Itoa(m.Failed),
-			strconv.Itoa(m.NoReference)})
-	}
-	return t
-}
-
-// breakdown is a run's means by one grouping.
-type breakdown struct {
-	By    string
-	Table analysis.Table
-}
-
-// breakdowns are a run's means by task, dimension, level, persona and,
-// with the dataset loaded, evidence medium, leaving out a grouping with
-// one group only.
-func breakdowns(d *runData) []breakdown {
-	var out []breakdown
-	by := []string{reports.ByTask, reports.ByDimension, reports.ByLevel, reports.ByPersona}
-	if d.data != nil {
-		by = append(by, reports.ByMedium)
-	}
-	for _, by := range by {
-		sums, err := reports.Breakdown(d.data, d.recs, by)
-		if err != nil || len(sums) < 2 {
-			continue
-		}
-		out = append(out, breakdown{by, meansTable(sums, d.sum)})
-	}
-	return out
-}
-
-// meansTable shows one row per group: questions, failed, the retrieval
-// means and every metric's mean (of all's metrics).
-func meansTable(sums []reports.Summary, all reports.Summary) analysis.Table {
-	metrics := slices.Sorted(maps.Keys(all.Scores))
-	t := analysis.Table{Header: []string{"group", "n", "failed", "Recall-Flat", "All-Any", "MRR"},
-		Align: []string{"l", "r", "r", "r", "r", "r"}}
-	for _, m := range metrics {
-		t.Header = append(t.Header, m)
-		t.Align = append(t.Align, "r")
-	}
-	for _, s := range sums {
-		g := s.Group
-		if g == "" {
-			g = "(none)"
-		}
-		row := []string{g, strconv.Itoa(s.Questions), strconv.Itoa(s.Failed), meanCell(s, "Recall-Flat"), meanCell(s, "All-Any"), meanCell(s, "MRR")}
-		for _, m := range metrics {
-			c := meanCell(s, m)
-			if n := s.Score(m).N; n > 0 {
-				c += fmt.Sprintf(" (n=%d)", n)
-			}
-			row = append(row, c)
-		}
-		t.AddRow(row)
-	}
-	return t
 }

@@ -46,7 +46,7 @@ func (v *viewer) runsPage(w http.ResponseWriter, r *http.Request) {
 		// budget (once one run was read), only the runs already read show
 		// theirs.
 		load := !read || v.opts.MeansBudget < 0 || time.Since(start) < v.opts.MeansBudget
-		if load && v.cached(info) == nil {
+		if _, ok := v.summary(info); load && !ok {
 			read = true
 		}
 		row := v.runRow(info, load)
@@ -85,24 +85,25 @@ func (v *viewer) runRow(info runstore.RunInfo, load bool) runRow {
 	if calls := m.IngestCalls + m.QueryCalls; calls > 0 || m.IngestEmbeds+m.QueryEmbeds > 0 {
 		row.Spend = fmt.Sprintf("%d calls, %d tokens, %d embeds", calls, m.IngestTokens+m.QueryTokens, m.IngestEmbeds+m.QueryEmbeds)
 	}
-	d := v.cached(info)
-	if d == nil && !load {
+	sum, ok := v.summary(info)
+	if !ok && !load {
 		row.Pending = true
 		return row
 	}
-	if d == nil {
-		var err error
-		if d, err = v.loadInfo(info); err != nil {
+	if !ok {
+		d, err := v.loadInfo(info)
+		if err != nil {
 			row.Err = err.Error()
 			return row
 		}
+		sum = d.sum
 	}
 	for _, name := range runsMetrics {
-		row.Means = append(row.Means, meanCell(d.sum, name))
+		row.Means = append(row.Means, meanCell(sum, name))
 	}
 	var llmMeans []string
-	for _, name := range slices.Sorted(maps.Keys(d.sum.Scores)) {
-		if m := d.sum.Scores[name]; m.Kind == record.KindLLMJudge {
+	for _, name := range slices.Sorted(maps.Keys(sum.Scores)) {
+		if m := sum.Scores[name]; m.Kind == record.KindLLMJudge {
 			llmMeans = append(llmMeans, fmt.Sprintf("%s: %s (n=%d)", name, f3(m.Value), m.N))
 		}
 	}
@@ -123,36 +124,13 @@ func (v *viewer) status(info runstore.RunInfo) (string, bool) {
 	return "incomplete", false
 }
 
-// meanCell is a summary's mean of a metric: a retrieval metric by its
-// display name, else a score's mean.
+// meanCell is a summary's mean of a metric by name (reports'
+// Summary.Metric: a retrieval metric by its display name, else a score's
+// mean), "n/a" when no question has a value.
 func meanCell(s reports.Summary, name string) string {
-	r := s.Retrieval
-	switch name {
-	case "Recall-Flat":
-		return withGold(s, r.RecallFlat)
-	case "All-All":
-		return withGold(s, r.AllAll)
-	case "All-Any":
-		return withGold(s, r.AllAny)
-	case "Any-All":
-		return withGold(s, r.AnyAll)
-	case "Any-Any":
-		return withGold(s, r.AnyAny)
-	case "MRR":
-		return withGold(s, r.MRR)
-	case "nDCG@k":
-		return withGold(s, r.NDCG)
-	}
-	m := s.Score(name)
-	if m.N == 0 {
+	m, ok := s.Metric(name)
+	if !ok || m.N == 0 {
 		return "n/a"
 	}
 	return f3(m.Value)
-}
-
-func withGold(s reports.Summary, x float64) string {
-	if s.WithGold == 0 {
-		return "n/a"
-	}
-	return f3(x)
 }

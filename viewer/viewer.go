@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/memlab/memlab/analysis"
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/record"
@@ -44,7 +43,17 @@ type Options struct {
 	// of runs it has not read yet to show their means (0 = 2 s; negative =
 	// no limit): past it, the other runs show theirs on a later reload.
 	MeansBudget time.Duration
+	// MaxRecords bounds the records the viewer keeps in memory, over all
+	// the runs it has read (0 = DefaultMaxRecords; negative = no bound):
+	// past it, the runs used least recently are dropped (their means stay
+	// for the runs page) and read again from the store when a page needs
+	// them. A run larger than the bound is kept, alone.
+	MaxRecords int
 }
+
+// DefaultMaxRecords is Options.MaxRecords' default: 20,000 records, about
+// 500 MB for records of 50 retrieved passages (24 KB each).
+const DefaultMaxRecords = 20000
 
 // viewer is the http.Handler New returns.
 type viewer struct {
@@ -54,11 +63,24 @@ type viewer struct {
 	mux  *http.ServeMux
 	ds   *datasetsIndex
 
-	mu    sync.Mutex
-	cache map[string]*runData
+	mu sync.Mutex
+	// runs are the records of the runs read last, within
+	// Options.MaxRecords.
+	runs *runCache
+	// means are the summaries of every run read, by id, kept when its
+	// records are dropped: what the runs page shows.
+	means map[string]runMeans
+	// compares are the comparisons made, by compareKey (at most 64).
+	compares map[string]*comparison
 	// infos are the runs as last read (Store.Run by the id asked, and
 	// Store.Runs under ""), with when they were read.
 	infos map[string]infoRead
+}
+
+// runMeans is a run's summary as of the run's state info.
+type runMeans struct {
+	info runstore.RunInfo
+	sum  reports.Summary
 }
 
 type infoRead struct {
@@ -67,7 +89,7 @@ type infoRead struct {
 }
 
 // runData is a run's records as the viewer last read them, valid while the
-// run's Updated, Done and Failed are unchanged.
+// run's Updated, Done and Failed are unchanged (sameState).
 type runData struct {
 	info runstore.RunInfo
 	recs []record.Record
@@ -76,23 +98,27 @@ type runData struct {
 	sum reports.Summary
 	// data is the run's dataset when loaded (Options.Datasets), else nil.
 	data *datasets.Dataset
-	// tables are the run page's summary and breakdown tables, made once.
-	tablesOnce sync.Once
-	summary    []analysis.Table
-	breakdowns []breakdown
+	// stats are the run page's tables with their intervals, made once.
+	statsOnce sync.Once
+	stats     *runStats
+	// figures are the run page's figures, each rendered once.
+	figMu sync.Mutex
+	figs  map[string]*figure
 }
 
-// tables returns the run's summary and breakdown tables.
-func (d *runData) tables() ([]analysis.Table, []breakdown) {
-	d.tablesOnce.Do(func() { d.summary, d.breakdowns = summaryTables(d), breakdowns(d) })
-	return d.summary, d.breakdowns
+// sameState reports whether a and b are the same state of a run: nothing
+// was written to it between the two reads.
+func sameState(a, b runstore.RunInfo) bool {
+	return a.ID == b.ID && a.Updated.Equal(b.Updated) && a.Done == b.Done && a.Failed == b.Failed
 }
 
 // New returns the viewer of st: an http.Handler serving the pages /
-// (runs), /run/{id} (a run), /run/{id}/q?c=CORPUS&qid=ID (a question),
-// /compare?a=ID&b=ID&m=METRIC (flips between two runs),
-// /compare/q?a=&b=&c=&qid= (a question in both runs) and /static/ (the
-// embedded stylesheet and script). It only reads st.
+// (runs), /run/{id} (a run), /run/{id}/fig/{name} (its figures, PNG),
+// /run/{id}/q?c=CORPUS&qid=ID (a question),
+// /compare?run=ID&run=ID...&m=METRIC&flip=ID (runs compared against the
+// first, and the flips between it and another; a=ID&b=ID still names two
+// runs), /compare/q?a=&b=&c=&qid= (a question in two runs) and /static/
+// (the embedded stylesheet and script). It only reads st.
 func New(st *runstore.Store, opts Options) http.Handler {
 	if opts.PageSize <= 0 {
 		opts.PageSize = 100
@@ -106,8 +132,12 @@ func New(st *runstore.Store, opts Options) http.Handler {
 	if opts.Refresh == 0 {
 		opts.Refresh = 2 * time.Second
 	}
-	v := &viewer{st: st, opts: opts, cache: map[string]*runData{}, infos: map[string]infoRead{},
-		ds: &datasetsIndex{list: opts.Datasets}}
+	if opts.MaxRecords == 0 {
+		opts.MaxRecords = DefaultMaxRecords
+	}
+	v := &viewer{st: st, opts: opts, runs: newRunCache(opts.MaxRecords), means: map[string]runMeans{}, compares: map[string]*comparison{},
+		infos: map[string]infoRead{},
+		ds:    &datasetsIndex{list: opts.Datasets}}
 	v.tmpl = template.Must(template.New("").Funcs(funcs).ParseFS(assets, "assets/*.html"))
 	static, err := fs.Sub(assets, "assets")
 	if err != nil {
@@ -118,6 +148,7 @@ func New(st *runstore.Store, opts Options) http.Handler {
 	v.mux.HandleFunc("GET /{$}", v.runsPage)
 	v.mux.HandleFunc("GET /run/{id}", v.runPage)
 	v.mux.HandleFunc("GET /run/{id}/q", v.questionPage)
+	v.mux.HandleFunc("GET /run/{id}/fig/{name}", v.figurePage)
 	v.mux.HandleFunc("GET /compare", v.comparePage)
 	v.mux.HandleFunc("GET /compare/q", v.compareQuestionPage)
 	return v
@@ -177,21 +208,26 @@ func (v *viewer) read(id string) ([]runstore.RunInfo, error) {
 	return infos, nil
 }
 
-// cached returns the run's records as read, nil when they were not read
-// or the run changed since.
-func (v *viewer) cached(info runstore.RunInfo) *runData {
+// summary returns the run's summary as last read, false when its records
+// were not read or the run changed since.
+func (v *viewer) summary(info runstore.RunInfo) (reports.Summary, bool) {
 	v.mu.Lock()
-	d := v.cache[info.ID]
-	v.mu.Unlock()
-	if d != nil && d.info.Updated.Equal(info.Updated) && d.info.Done == info.Done && d.info.Failed == info.Failed {
-		return d
+	defer v.mu.Unlock()
+	m, ok := v.means[info.ID]
+	if !ok || !sameState(m.info, info) {
+		return reports.Summary{}, false
 	}
-	return nil
+	return m.sum, true
 }
 
+// loadInfo returns the run's records, read from the store unless the
+// cache has them in this state of the run.
 func (v *viewer) loadInfo(info runstore.RunInfo) (*runData, error) {
-	if d := v.cached(info); d != nil {
-		return d, nil
+	v.mu.Lock()
+	cached := v.runs.get(info)
+	v.mu.Unlock()
+	if cached != nil {
+		return cached, nil
 	}
 	recs, err := v.st.Records(info.ID)
 	if err != nil {
@@ -212,7 +248,11 @@ func (v *viewer) loadInfo(info runstore.RunInfo) (*runData, error) {
 	}
 	d.sum = reports.Summarize("", recs)
 	v.mu.Lock()
-	v.cache[info.ID] = d
+	v.runs.put(d)
+	if len(v.means) > 10000 {
+		clear(v.means)
+	}
+	v.means[info.ID] = runMeans{info, d.sum}
 	v.mu.Unlock()
 	return d, nil
 }

@@ -28,15 +28,15 @@ import (
 // tag, an HTML entity, a URL credential and a 20,000-character line.
 var evilAnswer = "<script>alert(1)</script> &amp; see http://user:hunter2@example.com/x zanzibar " + strings.Repeat("y", 20000)
 
-// fixture is a run store with two sample runs (flat BM25 at k=1 and k=10,
-// offline) and a synthetic run holding a hostile record, opened
+// fixture is a run store with three sample runs (flat BM25 at k=1, 5 and
+// 10, offline) and a synthetic run holding a hostile record, opened
 // read-only while the writer stays open.
 type fixture struct {
-	srv          *httptest.Server
-	writer       *runstore.Store
-	path         string
-	data         *datasets.Dataset
-	k1, k10, bad string
+	srv              *httptest.Server
+	writer           *runstore.Store
+	path             string
+	data             *datasets.Dataset
+	k1, k5, k10, bad string
 	// live is the run in progress: its lease held, one of its two
 	// records written.
 	live string
@@ -59,15 +59,18 @@ func newFixture(t testing.TB) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{writer: st, path: path, data: d}
-	for _, k := range []int{1, 10} {
+	for _, k := range []int{1, 5, 10} {
 		res, err := runs.Run(context.Background(), d, runs.Config{System: flat, Reader: generate.NewExtractive(), K: k,
 			Label: fmt.Sprintf("bm25 k=%d", k)}, runs.Options{Store: st})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if k == 1 {
+		switch k {
+		case 1:
 			f.k1 = res.ID
-		} else {
+		case 5:
+			f.k5 = res.ID
+		default:
 			f.k10 = res.ID
 		}
 	}
@@ -152,19 +155,19 @@ func rows(body string) int { return len(questionRow.FindAllString(body, -1)) }
 func TestRunsPage(t *testing.T) {
 	f := newFixture(t)
 	body := get(t, f.srv, "/", 200)
-	for _, id := range []string{f.k1, f.k10, f.bad} {
+	for _, id := range []string{f.k1, f.k5, f.k10, f.bad} {
 		if !strings.Contains(body, `href="/run/`+id+`"`) {
 			t.Errorf("runs page has no link to run %s", id)
 		}
 	}
-	for _, want := range []string{"bm25 k=1", "bm25 k=10", "complete", "1 failed", "54 / 54", "All-Any", `name="a"`,
+	for _, want := range []string{"bm25 k=1", "bm25 k=10", "complete", "1 failed", "54 / 54", "All-Any", `<input type="checkbox" name="run" value="` + f.k5 + `">`,
 		`<td class="ok">running</td><td class="r">1 / 2</td>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("runs page lacks %q", want)
 		}
 	}
-	if n := strings.Count(body, `<tr class="run">`); n != 4 {
-		t.Errorf("runs page has %d runs, want 4", n)
+	if n := strings.Count(body, `<tr class="run">`); n != 5 {
+		t.Errorf("runs page has %d runs, want 5", n)
 	}
 }
 
@@ -346,15 +349,15 @@ func TestUnknownRun(t *testing.T) {
 // added to a run shows on its page.
 func TestStoreWrittenWhileServed(t *testing.T) {
 	f := newFixture(t)
-	if n := strings.Count(get(t, f.srv, "/", 200), `<tr class="run">`); n != 4 {
-		t.Fatalf("%d runs before the write, want 4", n)
+	if n := strings.Count(get(t, f.srv, "/", 200), `<tr class="run">`); n != 5 {
+		t.Fatalf("%d runs before the write, want 5", n)
 	}
 	late := hostile()
 	late.QuestionID = "late one"
 	id := putRun(t, f.writer, "late", []record.Record{late})
 	body := get(t, f.srv, "/", 200)
-	if n := strings.Count(body, `<tr class="run">`); n != 5 || !strings.Contains(body, id) {
-		t.Errorf("%d runs after the write, want 5 with %s", n, id)
+	if n := strings.Count(body, `<tr class="run">`); n != 6 || !strings.Contains(body, id) {
+		t.Errorf("%d runs after the write, want 6 with %s", n, id)
 	}
 	if !strings.Contains(get(t, f.srv, "/run/"+id, 200), "late one") {
 		t.Error("the new run's page lacks its question")
@@ -418,7 +421,7 @@ func TestRunsPageBudget(t *testing.T) {
 	srv := httptest.NewServer(viewer.New(ro, viewer.Options{MeansBudget: time.Nanosecond}))
 	defer srv.Close()
 	pending := regexp.MustCompile(`The means of (\d+) runs are not read yet`)
-	for _, want := range []string{"3", "2", "1"} {
+	for _, want := range []string{"4", "3", "2", "1"} {
 		m := pending.FindStringSubmatch(get(t, srv, "/", 200))
 		if m == nil || m[1] != want {
 			t.Fatalf("pending runs %v, want %s", m, want)

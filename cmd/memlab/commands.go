@@ -119,6 +119,50 @@ error naming FILE:LINE.`,
 					run: func(c cmdIO, a []string) error { return cmdDatasetsErrata(a, c.stdout) }},
 			}},
 
+		{name: "build",
+			short: "Build a benchmark: the KnowMe-Bench or CloneMem construction pipeline as a resumable run",
+			long: `build runs a benchmark's construction pipeline (package construct) as a
+resumable build kept in the run store's file (-store, as for run; -no-store
+keeps it in memory): every call, prompt hash, model and output is stored
+as it completes, a killed build resumes where it stopped when the same
+command runs again, and a finished one makes no model call. The benchmark
+is written under -o DIR in its released schema, with provenance.jsonl
+(the step, prompt and model that made each element) and review.md (what
+was dropped and why, and questions with their evidence for a person to
+check), then loaded back and validated: a defect exits 1. -dry-run calls
+no model and prints each step's items, calls and tokens (when every first
+output passes its check, and when every check fails until its last
+revision), their cost (the config's [prices], or -price MODEL=P,C) and the
+floor of the wall time at 1 s per call. Building needs a model: without an
+endpoint it fails and says so, unless -dry-run or -standin (memlab's
+scripted stand-in on an in-process fake server, to try the pipeline).`,
+			subs: []*command{
+				{name: "knowme",
+					short: "Build a KnowMe-Bench dataset from a raw narrative (-p narrative=FILE)",
+					long: `build knowme builds a KnowMe-Bench dataset folder (input/, question/,
+answer/) from a raw autobiographical narrative: (A) extractive
+segmentation by sentence index, (B) Atomic Narrative Units, (C)
+flashback-aware realignment, (D) first-person records, and the questions
+of the seven tasks, each generative step verified against its source and
+revised (KnowMe-Bench's verify-and-revise). Parameters: narrative=FILE
+(required), name (default: the file's base name), start (YYYY-MM-DD, the
+present when the text dates nothing), per_task (questions per task,
+default 2), window_chars (default 6000), tasks (comma-separated).`,
+					run: func(c cmdIO, a []string) error { return cmdBuild("knowme", a, c.stdout, c.stderr) }},
+				{name: "clonemem",
+					short: "Build a CloneMem persona file (-p scale=small|100k|500k)",
+					long: `build clonemem builds a CloneMem persona file: stage I persona from a
+Big Five configuration, relations, event-seed pool, life arcs and major
+events; II rolling phases with their state snapshot; III detailed events
+with their evidence and traces in seven media (intent, then content); IV
+questions of 8 types x 3 dimensions over arc buckets and sliding windows,
+the format and evidence-sufficiency filters, multiple choice with a
+validator loop. Parameters: scale (small, the default: three months;
+100k or 500k: the paper's settings), person, start, language, months,
+events, phases, details, traces, window_days, step_days, types.`,
+					run: func(c cmdIO, a []string) error { return cmdBuild("clonemem", a, c.stdout, c.stderr) }},
+			}},
+
 		{name: "runs",
 			short: "List, show, compare and export the runs of the run store",
 			long: `runs reads the run store ($MEMLAB_RUNS, else runs.db beside the model
@@ -169,21 +213,26 @@ JSONL (the full records, each with its run_id), to stdout or -o FILE.`,
 runs.db beside the model call cache; -store PATH names another, a file
 or postgres://USER@HOST/DB) on
 -addr (default 127.0.0.1:8765, loopback only) until interrupted: the runs
-with their status and means (pick two to compare), a run's summary and
-breakdown tables and its questions filtered by task, dimension and
-outcome (All-Any = 0, failed, abstained, an LLM judge's score <= 2),
-searched, sorted and paginated, a question's record (the answer, every
-score with the judge's explanation, usage, the ranked retrieval; j and k
-go to the next and previous question under the filter), and the
-questions whose outcome flipped between two runs with their rankings side
-by side. With -data PATH (repeatable; sample is the bundled sample) for a
+with their status and means (tick two or more to compare), a run's
+summary and breakdown tables with 95% bootstrap intervals and its
+figures, and its questions filtered by task, dimension and outcome
+(All-Any = 0, failed, abstained, an LLM judge's score <= 2), searched,
+sorted and paginated, a question's record (the answer, every score with
+the judge's explanation, calls, tokens and wall time by stage, the
+passages given to the reader, the ranked retrieval; j and k go to the
+next and previous question under the filter), and runs compared on a
+metric (each one's mean with its interval, its paired difference against
+the first with its test and Holm-adjusted p, the questions whose outcome
+flipped with their rankings side by side). With -data PATH (repeatable; sample is the bundled sample) for a
 run's dataset, a question also shows its text, reference answer, options
 and gold evidence groups (each trace with its date and medium), and the
 retrieved units holding gold traces are marked. It opens the store
 read-only, so it can serve a store a run is writing: the runs page and
-the page of a run in progress update themselves every 3 s. Its pages
-fetch nothing from the network, escape every text of a dataset or a
-model and never show a URL credential.`,
+the page of a run in progress update themselves every 3 s. It keeps the
+records of at most -max-records questions in memory (default 20000),
+reading again from the store the runs it dropped. Its pages fetch
+nothing from the network, escape every text of a dataset or a model and
+never show a URL credential.`,
 			run: func(c cmdIO, a []string) error { return cmdView(a, c.stderr) }},
 
 		{name: "rejudge", args: "-data PATH -name NAME RUN",

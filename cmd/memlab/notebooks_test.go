@@ -375,3 +375,47 @@ func TestTimelineStateNotebookOnDataset1(t *testing.T) {
 		`\| all \| \d+ \| 100 \| 0\.\d+ \[0\.\d+, 0\.\d+\] \|`, `no choice accuracy: the questions have no options`)
 	noLLMNames(t, "timeline_state", out)
 }
+
+// TestBuildKnowMeNotebookOffline: offline the notebook says building needs
+// a model, shows the dry run's cost, builds with the scripted stand-in,
+// validates the dataset (no defect) and compares the two systems.
+func TestBuildKnowMeNotebookOffline(t *testing.T) {
+	offlineEnv(t)
+	out, dir := runNotebook(t, "build_knowme")
+	expect(t, "build_knowme", out,
+		`\| Q \| knowme\.question \| gpt-4o-mini \| 14 \| 28 \|`,
+		`Building needs a model`,
+		`\|\s+\| all \| 39 \| 0 \| 0 \| 77 \|`,
+		`defects: none`,
+		`\| flat-bm25 \| 10 \| 14 \|`,
+		`\| timeline \| 10 \| 14 \|`)
+	for _, f := range []string{"vestvik/input/vestvik.json", "vestvik/provenance.jsonl", "vestvik/review.md", "build_knowme_recall.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// TestBuildCloneMemNotebookOffline: offline the notebook shows the dry
+// runs (the small build and the paper's two settings, priced), says
+// building needs a model, builds with the scripted stand-in, validates the
+// persona (no defect, no cited trace after its question) and compares the
+// two systems.
+func TestBuildCloneMemNotebookOffline(t *testing.T) {
+	offlineEnv(t)
+	out, dir := runNotebook(t, "build_clonemem")
+	expect(t, "build_clonemem", out,
+		`\| II \| clonemem\.phase \| gpt-4o-mini \| 6 \| 6 \|`,
+		`\| 100k \| 1080 \| \d+ \| \d+ \| \d+ \|`,
+		`\| 500k \| 5400 \| \d+ \| \d+ \| \d+ \|`,
+		`Building needs a model`,
+		`defects: none`,
+		`cited traces dated after their question's time: 0`,
+		`\| flat-bm25 \| 10 \| 72 \|`,
+		`\| timeline \| 10 \| 72 \|`)
+	for _, f := range []string{"clonemem/provenance.jsonl", "clonemem/review.md", "build_clonemem_recall.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}

@@ -21,6 +21,7 @@ func cmdView(args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	storePath := storeFlag(fs)
 	addr := fs.String("addr", "127.0.0.1:8765", "listen address (loopback unless it names another interface)")
+	maxRecords := fs.Int("max-records", viewer.DefaultMaxRecords, "the most records kept in memory over all runs (the runs used least recently are dropped and read again when needed; negative: no bound)")
 	var data []string
 	fs.Func("data", "a dataset of the runs (PATH, or sample; repeatable): its questions' text and gold evidence are shown and the gold units marked", func(s string) error {
 		data = append(data, s)
@@ -50,7 +51,7 @@ func cmdView(args []string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("view: listen on %s: %w", *addr, err)
 	}
-	srv := &http.Server{Handler: viewer.New(st, viewer.Options{Datasets: sets}), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: viewer.New(st, viewer.Options{Datasets: sets, MaxRecords: *maxRecords}), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stderr, "memlab view: serving %s at http://%s/\n", st.Path(), ln.Addr())
 	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
 	defer stop()

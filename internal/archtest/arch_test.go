@@ -61,6 +61,10 @@ var mayImportOnly = map[string][]string{
 	// Components by name: it builds the domain packages' components (and
 	// shows its catalog as an analysis.Table); it knows nothing of runs.
 	"catalog": {"datasets", "llm", "text", "component", "retrieval", "generate", "judge", "analysis"},
+	// Benchmark construction: pipelines of model calls over llm, kept in
+	// a run store's file, writing datasets' released schemas (read back by
+	// datasets' loaders); it evaluates nothing.
+	"construct": {"datasets", "llm", "text", "component", "runstore", "analysis"},
 }
 
 // exceptions are imports the rules forbid but the module still has, each
@@ -81,6 +85,8 @@ var onlyImportedBy = map[string][]string{
 	"catalog": {"runs", "record", "runstore", "reports", "formats", "cmd", "stdlib", "grid"},
 	// The run store's web viewer is served by the command line only.
 	"viewer": {"cmd"},
+	// Building benchmarks is driven by the command line and the notebooks.
+	"construct": {"cmd", "stdlib"},
 	// Test fixtures: imported by test files only.
 	"internal/runtest":     {},
 	"internal/browsertest": {},
@@ -231,8 +237,8 @@ func TestImportsPointOneWay(t *testing.T) {
 // datasets, generate importing retrieval, llm/offline importing retrieval,
 // the notebook runner importing record, component importing text, catalog
 // importing runs, a memory system importing catalog, activity importing
-// text, analysis importing the browser test fixture) fail the rules, each
-// named.
+// text, analysis importing the browser test fixture, construct importing
+// runs, reports importing construct) fail the rules, each named.
 func TestAPlantedWrongImportFails(t *testing.T) {
 	pkgs := imports(t)
 	if v := violations(pkgs); len(v) > 0 {
@@ -251,6 +257,8 @@ func TestAPlantedWrongImportFails(t *testing.T) {
 	pkgs["retrieval/mem0"] = append(pkgs["retrieval/mem0"], "catalog")
 	pkgs["activity"] = append(pkgs["activity"], "text")
 	pkgs["analysis"] = append(pkgs["analysis"], "internal/browsertest")
+	pkgs["construct"] = append(pkgs["construct"], "runs")
+	pkgs["reports"] = append(pkgs["reports"], "construct")
 	got := strings.Join(violations(pkgs), "\n")
 	for _, want := range []string{"runs imports display", "llm imports analysis", "reports imports runs: reports must not import runs",
 		"retrieval/amem imports runs: only cmd, kernel, stdlib, grid may import runs",
@@ -262,7 +270,9 @@ func TestAPlantedWrongImportFails(t *testing.T) {
 		"catalog imports runs: catalog may import only datasets",
 		"retrieval/mem0 imports catalog: only runs, record, runstore, reports, formats, cmd, stdlib, grid may import catalog",
 		"activity imports text: activity may import nothing of memlab",
-		"analysis imports internal/browsertest: only test files may import internal/browsertest"} {
+		"analysis imports internal/browsertest: only test files may import internal/browsertest",
+		"construct imports runs: construct may import only datasets",
+		"reports imports construct: only cmd, stdlib may import construct"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("violations lack %q:\n%s", want, got)
 		}

@@ -131,8 +131,10 @@ func short(page string) string {
 // selector: a link or button, waiting up to 30 s for the page it loads),
 // Check (a radio button or checkbox), Fill or Select (a selector, with
 // Value), Press (a key: "j", "Enter"), Wait (milliseconds, for a page that
-// updates itself), Text (record the page's visible text) or Shot (a
-// full-page PNG screenshot to this file).
+// updates itself), Text (record the page's visible text), Eval (a
+// JavaScript expression evaluated in the page, its value recorded as JSON
+// in Seen.Value: what the page's elements are, e.g. the naturalWidth of
+// its images) or Shot (a full-page PNG screenshot to this file).
 type Step struct {
 	Goto   string `json:"goto,omitempty"`
 	Click  string `json:"click,omitempty"`
@@ -143,14 +145,17 @@ type Step struct {
 	Press  string `json:"press,omitempty"`
 	Wait   int    `json:"wait,omitempty"`
 	Text   bool   `json:"text,omitempty"`
+	Eval   string `json:"eval,omitempty"`
 	Shot   string `json:"shot,omitempty"`
 }
 
 // Seen is what a page showed after a step: its URL and, for a Text step,
-// its visible text (document.body.innerText).
+// its visible text (document.body.innerText), for an Eval step the
+// expression's value as JSON.
 type Seen struct {
 	URL   string `json:"url"`
 	Text  string `json:"text"`
+	Value string `json:"value"`
 	Error string `json:"error"`
 }
 

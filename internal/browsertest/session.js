@@ -9,10 +9,12 @@
 //   {"press": KEY}                   press a key on the page (waits for a load it starts)
 //   {"wait": MS}                     wait MS milliseconds (a page that updates itself)
 //   {"text": true}                   record the page's URL and visible text
+//   {"eval": EXPR}                   evaluate a JavaScript expression in the page, record its value as JSON
 //   {"shot": FILE}                   a full-page PNG screenshot
-// OUT.json is a list with, per step, {"url": ..., "text": ...} (text for
-// text steps only). It is driven by the Go package internal/browsertest
-// (Session); launch.js keeps Chromium off the network.
+// OUT.json is a list with, per step, {"url": ..., "text": ..., "value": ...}
+// (text for text steps only, value for eval steps only). It is driven by
+// the Go package internal/browsertest (Session); launch.js keeps Chromium
+// off the network.
 'use strict';
 const fs = require('fs');
 const { launch } = require('./launch');
@@ -55,6 +57,7 @@ async function main() {
         }
         const r = { url: page.url() };
         if (s.text) r.text = await page.evaluate(() => document.body ? document.body.innerText : '');
+        if (s.eval) r.value = JSON.stringify(await page.evaluate(s.eval));
         results.push(r);
       } catch (err) {
         results.push({ url: page.url(), error: where + ': ' + String(err && err.message || err) });

@@ -156,9 +156,9 @@ func ClientOnLimit(t testing.TB, srv *llmtest.Server, maxConcurrency int) *llm.C
 	return c
 }
 
-// SameRecords compares records ignoring latency and how many calls the
-// cache served (a resumed run finds in the cache the calls it made before
-// a kill).
+// SameRecords compares records ignoring latency (in all and by stage)
+// and how many calls the cache served (a resumed run finds in the cache
+// the calls it made before a kill).
 func SameRecords(t testing.TB, a, b []record.Record) {
 	t.Helper()
 	if len(a) != len(b) {
@@ -167,6 +167,7 @@ func SameRecords(t testing.TB, a, b []record.Record) {
 	for i := range a {
 		x, y := a[i], b[i]
 		x.Latency, y.Latency = 0, 0
+		x.Stages, y.Stages = record.StageLatency{}, record.StageLatency{}
 		for _, u := range []*record.Usage{&x.Usage, &y.Usage} {
 			u.Retrieve.Cached, u.Read.Cached, u.Judge.Cached = 0, 0, 0
 		}

@@ -97,6 +97,14 @@ func buildDSN(abs string, q ...string) string {
 // under "schema_version". kind names the file in errors ("cache", "run
 // store"). It returns the version the file had before.
 func Migrate(ctx context.Context, db *sql.DB, kind string, migrations []string) (int, error) {
+	return MigrateNamed(ctx, db, kind, "schema_version", migrations)
+}
+
+// MigrateNamed is Migrate for a set of tables that shares a file with
+// others and keeps its own version under name in the meta table (e.g.
+// "construct_schema_version" beside a run store's "schema_version"); a
+// file with tables and no meta table is still refused.
+func MigrateNamed(ctx context.Context, db *sql.DB, kind, name string, migrations []string) (int, error) {
 	target := len(migrations)
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -119,13 +127,16 @@ func Migrate(ctx context.Context, db *sql.DB, kind string, migrations []string) 
 		}
 	} else {
 		var v string
-		err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE name = 'schema_version'`).Scan(&v)
-		if err != nil {
-			return 0, fmt.Errorf("read schema version: %w", err)
+		err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE name = ?`, name).Scan(&v)
+		switch {
+		case errors.Is(err, sql.ErrNoRows) && name != "schema_version":
+			v = "0" // tables of their own, not created yet in this file
+		case err != nil:
+			return 0, fmt.Errorf("read %s: %w", strings.ReplaceAll(name, "_", " "), err)
 		}
 		version, err = strconv.Atoi(v)
 		if err != nil || version < 0 {
-			return 0, fmt.Errorf("bad schema version %q in meta table", v)
+			return 0, fmt.Errorf("bad %s %q in meta table", strings.ReplaceAll(name, "_", " "), v)
 		}
 	}
 	if version > target {
@@ -139,8 +150,8 @@ func Migrate(ctx context.Context, db *sql.DB, kind string, migrations []string) 
 			return version, fmt.Errorf("migrate schema %d to %d: %w", v, v+1, err)
 		}
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO meta(name, value) VALUES ('schema_version', ?)
-		ON CONFLICT(name) DO UPDATE SET value = excluded.value`, strconv.Itoa(target))
+	_, err = tx.ExecContext(ctx, `INSERT INTO meta(name, value) VALUES (?, ?)
+		ON CONFLICT(name) DO UPDATE SET value = excluded.value`, name, strconv.Itoa(target))
 	if err != nil {
 		return version, err
 	}

@@ -27,11 +27,11 @@ document.addEventListener("keydown", function (e) {
       }).then(function (html) {
         if (html !== null) {
           var picked = [];
-          document.querySelectorAll("input[type=radio]:checked").forEach(function (e) { picked.push([e.name, e.value]); });
+          document.querySelectorAll("input[type=radio]:checked, input[type=checkbox]:checked").forEach(function (e) { picked.push([e.name, e.value]); });
           var doc = new DOMParser().parseFromString(html, "text/html");
           document.body.innerHTML = doc.body.innerHTML;
           picked.forEach(function (p) {
-            document.querySelectorAll("input[type=radio]").forEach(function (e) {
+            document.querySelectorAll("input[type=radio], input[type=checkbox]").forEach(function (e) {
               if (e.name === p[0] && e.value === p[1]) e.checked = true;
             });
           });
