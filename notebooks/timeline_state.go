@@ -51,10 +51,7 @@ if err != nil {
 	panic(err)
 }
 fmt.Printf("dataset %s (%s): %d questions, %d traces\n", ds.Name, ds.Format, len(ds.Questions), datasets.ComputeStats(ds).Traces)
-knowMe := false
-if ds.Format == "knowme" { // datasets.FormatKnowMe
-	knowMe = true
-}
+knowMe := ds.Format == datasets.FormatKnowMe
 // unanswerable is the label of the abstention signal; timeShaped the types pooled for the
 // retrieval target.
 unanswerable := func(r record.Record) bool { return r.Task == "unanswerable" }

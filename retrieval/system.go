@@ -43,7 +43,9 @@ type Concurrent interface {
 type System interface {
 	// Name is the system's label as shown in results.
 	Name() string
-	// Retrieve returns at most k hits for q, best first.
+	// Retrieve returns at most k hits for q, best first. k counts traces:
+	// hits that name no new trace may follow (FlatUnits' expansion hits,
+	// the timeline memory's state summary, KindState).
 	Retrieve(ctx context.Context, q datasets.Question, k int) ([]Hit, error)
 }
 
