@@ -197,3 +197,35 @@ if len(metrics) == 3 {
 } else {
 	fmt.Println("no choice accuracy: the questions have no options")
 }
+
+// %% [markdown]
+// ## What the signal itself does to the reader: timeline read with the signal followed or ignored
+//
+// The same timeline runs, read by the extractive reader whose "cannot be determined" choice
+// follows the memory's decision (`signal=follow`, the default) or keeps the reader's own
+// support rule (`signal=ignore`); paired against `signal=ignore`.
+
+// %%
+if len(metrics) == 3 {
+	readerAxis, err := grid.ParseAxis("reader=extractive(signal=ignore),extractive")
+	if err != nil {
+		panic(err)
+	}
+	g2 := grid.Grid{Data: ds, K: k, System: "timeline", Axes: []record.Axis{readerAxis}, Params: map[string]string{"notebook": "timeline_state"}}
+	set2, err := g2.Run(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	ca := reports.CompareOptions{Metrics: []string{judge.MetricChoiceAccuracy}, Seed: uint64(seed), Resamples: resamples}
+	for _, part := range []struct {
+		name string
+		keep func(record.Record) bool
+	}{{"all questions", func(record.Record) bool { return true }}, {"unanswerable", unanswerable},
+		{"answerable", func(r record.Record) bool { return !unanswerable(r) }}} {
+		c, err := reports.Compare(reports.FilterRecords(set2.Results(), part.keep), ca)
+		if err != nil {
+			panic(err)
+		}
+		display.Markdown("### " + part.name + "\n\n" + c.Table.Markdown() + "\n" + c.Note)
+	}
+}

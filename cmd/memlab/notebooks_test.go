@@ -351,7 +351,8 @@ func TestTimelineStateNotebookOffline(t *testing.T) {
 		`\| questions \| n \| unanswerable \| ROC AUC \[95% CI\] \| precision \| recall \|`,
 		`\| all \| 54 \| 6 \| 0\.\d+ \[0\.\d+, (0\.\d+|1\.000)\] \| 0\.\d+ \| 0\.\d+ \|`, `\| dev half \| 28 \| 3 \|`, `\| eval half \| 26 \| 3 \|`,
 		`Youden threshold on the dev half: 0\.500 `, `abstain=0\.5,`,
-		`unanswerable choice accuracy: timeline 0\.\d+, Flat 0\.\d+ \(target: at least Flat \+ 0\.3 = 0\.\d+\): (met|missed)`)
+		`unanswerable choice accuracy: timeline 0\.\d+, Flat 0\.\d+ \(target: at least Flat \+ 0\.3 = 0\.\d+\): (met|missed)`,
+		`### answerable`, `\| extractive\(signal=ignore\) \| 10 \| 48 \| 0\.\d+ \[`, `\| extractive \| 10 \| 48 \| 0\.\d+ \[0\.\d+, 0\.\d+\] \(n=48\) \| [+-]0\.\d+, p = `)
 	noLLMNames(t, "timeline_state", out)
 	if _, err := os.Stat(filepath.Join(dir, "timeline_state_roc.png")); err != nil {
 		t.Errorf("ROC figure: %v", err)
