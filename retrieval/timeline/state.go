@@ -225,20 +225,29 @@ func (m *Memory) States(corpusID string, at time.Time) []TopicState {
 func (c *corpus) topicState(ti int, at time.Time) TopicState {
 	tp := c.topics[ti]
 	ts := TopicState{Topic: fmt.Sprintf("t%d", ti)}
-	times := map[string]time.Time{}
-	cent := map[string]float64{}
+	times := make(map[string]time.Time, len(tp.members))
+	all := true
 	for _, d := range tp.members {
 		e := c.entries[d]
 		times[e.tr.ID] = e.tr.Time
-		if admitted(e.tr.Time, at) {
-			for w, v := range e.vec {
-				cent[w] += v
-			}
-		}
+		all = all && admitted(e.tr.Time, at)
 	}
 	// the label of the admitted members only: a later member's words
-	// must not name the topic
-	ts.Label = (&topic{centroid: cent}).label(5)
+	// must not name the topic (when every member is admitted, the
+	// centroid is their sum, added in the same order)
+	if all {
+		ts.Label = tp.label(5)
+	} else {
+		cent := map[string]float64{}
+		for _, d := range tp.members {
+			if e := c.entries[d]; admitted(e.tr.Time, at) {
+				for w, v := range e.vec {
+					cent[w] += v
+				}
+			}
+		}
+		ts.Label = (&topic{centroid: cent}).label(5)
+	}
 	for _, ch := range tp.states {
 		if a, ok := admittedChange(ch, times, at); ok {
 			ts.Changes = append(ts.Changes, a)

@@ -534,25 +534,31 @@ func offlineTransition(es []entry, lastStance, prev, doc int, shift float64) (Tr
 	return t, true
 }
 
-// topicLabel returns the n heaviest centroid terms.
+// label returns the n heaviest centroid terms (ties by term), joined by
+// spaces.
 func (tp *topic) label(n int) string {
 	type tw struct {
 		t string
 		w float64
 	}
-	var ts []tw
+	better := func(a, b tw) bool { return a.w > b.w || a.w == b.w && a.t < b.t }
+	top := make([]tw, 0, n+1)
 	for t, w := range tp.centroid {
-		ts = append(ts, tw{t, w})
-	}
-	sort.Slice(ts, func(i, j int) bool {
-		if ts[i].w != ts[j].w {
-			return ts[i].w > ts[j].w
+		x := tw{t, w}
+		if len(top) == n && !better(x, top[n-1]) {
+			continue
 		}
-		return ts[i].t < ts[j].t
-	})
-	var out []string
-	for i := 0; i < len(ts) && i < n; i++ {
-		out = append(out, ts[i].t)
+		i := sort.Search(len(top), func(i int) bool { return better(x, top[i]) })
+		top = append(top, tw{})
+		copy(top[i+1:], top[i:])
+		top[i] = x
+		if len(top) > n {
+			top = top[:n]
+		}
+	}
+	out := make([]string, len(top))
+	for i, x := range top {
+		out[i] = x.t
 	}
 	return strings.Join(out, " ")
 }
