@@ -7,10 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/text"
-
-	"github.com/memlab/memlab/datasets"
 )
 
 // State statuses: what a trace says about a topic or a question's subject.
