@@ -202,12 +202,13 @@ var (
 // Kind KindState, as memlab's timeline memory gives): the summary and
 // what its verdict asks of the answer. Its hash (StateSectionHash) is in
 // every ModelReader's spec. Prompts without such a passage are rendered
-// as before.
+// as before. Its wording is neutral (memories, records), as it follows
+// prompts in the first person (CloneMem) and in the third (KnowMe, LoCoMo).
 const StateSection = `{{if .State}}
-Your memory's summary of the state of things at this time (dated changes; "explored" means only planned, searched for or asked about, "declined" means not done):
+The memory's summary of the state of things at this time, from the records dated up to now only (dated changes; "explored" means only planned, searched for or asked about, "declined" means not done):
 {{.State}}
-{{if .Undetermined}}The summary's verdict: what the question asks about is NOT determined at this time (only explored, declined, or never recorded). Unless the memories above clearly show otherwise, say that it cannot be determined yet{{if .Options}}, and pick the option that says it cannot be determined{{end}}.
-{{else}}The summary's verdict: your memories do determine it; answer from them{{if .Options}}, not with "cannot be determined"{{end}}.
+{{if .Undetermined}}The summary's verdict: what the question asks about is NOT determined at this time (only explored, declined, or never recorded). Unless the records above clearly show otherwise, say that it cannot be determined yet{{if .Options}}, and pick the option that says it cannot be determined{{end}}.
+{{else}}The summary's verdict: the records above do determine it; answer from them{{if .Options}}, not with "cannot be determined"{{end}}.
 {{end}}{{end}}`
 
 // StateSectionHash is the version hash of StateSection (PromptHash of its

@@ -89,7 +89,7 @@ func TestRenderStateSection(t *testing.T) {
 	}
 	with[1].Undetermined = false
 	_, user, _ = PromptKnowMeAbstention.Render("", datasets.Question{ID: "k", Text: "What brand?"}, with)
-	if !strings.Contains(user, "your memories do determine it") || strings.Contains(user, "pick the option") {
+	if !strings.Contains(user, "the records above do determine it") || strings.Contains(user, "pick the option") {
 		t.Errorf("determined, free text:\n%s", user)
 	}
 	if len(StateSectionHash) != 12 {

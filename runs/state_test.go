@@ -88,7 +88,7 @@ func TestTimelineStateReachesTheReaders(t *testing.T) {
 	}
 	n := 0
 	for _, p := range prompts {
-		if strings.Contains(p, "Your memory's summary of the state of things") && strings.Contains(p, "Verdict:") && strings.Count(p, "---- idx") <= 10 {
+		if strings.Contains(p, "The memory's summary of the state of things") && strings.Contains(p, "Verdict:") && strings.Count(p, "---- idx") <= 10 {
 			n++
 		}
 	}
