@@ -242,8 +242,17 @@ var entries = []*Entry{
 			modelKnob(llm.RoleBackbone),
 		},
 		build: buildTimeAware},
-	{Name: "timeline", Kind: KindSystem, Doc: "memlab's timeline memory: topics, episodes and shifts over BM25 (retrieval/timeline), offline",
+	{Name: "timeline", Kind: KindSystem, Doc: "memlab's timeline memory: topics, episodes, dated state changes and an abstention signal over BM25 (retrieval/timeline); offline unless extractor=model",
+		NeedsWhen: "extractor=model",
 		Knobs: []Knob{
+			{Name: "extractor", Type: TypeEnum, Default: timeline.ExtractorRules, Allowed: []string{timeline.ExtractorRules, timeline.ExtractorModel},
+				Doc: "who reads each trace's state: offline rules and statistics, or the extractor role's model (one call per trace)"},
+			modelKnob(llm.RoleExtractor),
+			{Name: "abstain_threshold", Type: TypeFloat, Default: "0.5", Doc: "Config.AbstainThreshold: the abstention score at and above which a question is undetermined"},
+			{Name: "abstain_prior", Type: TypeFloat, Default: "0.5", Doc: "Config.AbstainPrior: pseudo-counts of open and stated mentions"},
+			{Name: "abstain_anchors", Type: TypeInt, Default: "1", Doc: "Config.AbstainAnchors: the question's most specific words naming its subject"},
+			{Name: "abstain_missing", Type: TypeFloat, Default: "1", Doc: "Config.AbstainMissing: weight of a question word no admitted trace holds (negative: 0)"},
+			{Name: "state_hit", Type: TypeBool, Default: "true", Doc: "the state summary as a last hit of kind state (false sets Config.NoStateHit)"},
 			{Name: "k1", Type: TypeFloat, Default: "1.5", Doc: "Config.K1"},
 			{Name: "b", Type: TypeFloat, Default: "0.75", Doc: "Config.B"},
 			{Name: "topic_threshold", Type: TypeFloat, Default: "0.1", Doc: "Config.TopicThreshold"},
@@ -311,9 +320,12 @@ var entries = []*Entry{
 			{Name: "margin", Type: TypeFloat, Default: "0.1", Doc: "Extractive.Margin: the least lead of the best option over the second"},
 			{Name: "sentences", Type: TypeInt, Default: "2", Doc: "Extractive.Sentences: sentences of a free-text answer"},
 			{Name: "passages", Type: TypeInt, Default: "3", Doc: "Extractive.Passages: the most relevant passages read for multiple choice (0 = all)"},
+			{Name: "signal", Type: TypeEnum, Default: generate.SignalFollow, Allowed: []string{generate.SignalFollow, generate.SignalIgnore},
+				Doc: "Extractive.Signal: the cannot-be-determined choice follows a memory's abstention decision, or ignores it"},
 		},
 		build: func(_ *Env, s *Spec) (any, error) {
-			return generate.Extractive{Threshold: s.Float("threshold"), Margin: s.Float("margin"), Sentences: s.Int("sentences"), Passages: s.Int("passages")}, nil
+			return generate.Extractive{Threshold: s.Float("threshold"), Margin: s.Float("margin"), Sentences: s.Int("sentences"), Passages: s.Int("passages"),
+				Signal: s.Str("signal")}, nil
 		}},
 	{Name: "reader", Kind: KindReader, Doc: "a chat model answering from the retrieved memory (generate.NewModelReader)", Needs: llm.RoleBackbone,
 		Knobs: []Knob{modelKnob(llm.RoleBackbone),
@@ -557,7 +569,16 @@ func buildTimeline(e *Env, s *Spec) (any, error) {
 	cfg.K1, cfg.B = s.Float("k1"), s.Float("b")
 	cfg.TopicThreshold, cfg.TopicBoost = s.Float("topic_threshold"), s.Float("topic_boost")
 	cfg.NeighborWeight, cfg.RelevantFloor = s.Float("neighbor_weight"), s.Float("relevant_floor")
-	m, err := timeline.New(cfg, nil)
+	cfg.AbstainThreshold, cfg.AbstainPrior = s.Float("abstain_threshold"), s.Float("abstain_prior")
+	cfg.AbstainAnchors, cfg.AbstainMissing = s.Int("abstain_anchors"), s.Float("abstain_missing")
+	cfg.NoStateHit, cfg.ExtractorModel = !s.Bool("state_hit"), s.Str("model")
+	var chat llm.Chatter
+	if s.Str("extractor") == timeline.ExtractorModel {
+		if chat, err = e.chat(s, llm.RoleExtractor); err != nil {
+			return nil, err
+		}
+	}
+	m, err := timeline.New(cfg, chat)
 	if err != nil {
 		return nil, err
 	}

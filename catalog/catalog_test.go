@@ -147,6 +147,7 @@ func TestNeedsModelError(t *testing.T) {
 		{KindSystem, "mem0", llm.RoleExtractor},
 		{KindSystem, "amem(mode=library)", llm.RoleExtractor},
 		{KindSystem, "memos(mode=fine)", llm.RoleExtractor},
+		{KindSystem, "timeline(extractor=model)", llm.RoleExtractor},
 		{KindSystem, "flat(dense:embedder(model=contriever))", llm.RoleEmbedder},
 		{KindSystem, "flat(units=facts,extractor=extractor)", llm.RoleExtractor},
 		{KindSystem, "decomposed(flat)", llm.RoleBackbone},
@@ -235,6 +236,12 @@ func TestSpecEqualsHandBuilt(t *testing.T) {
 		{KindSystem, "recent", noErr(retrieval.NewBaseRecent(ds, 2000))},
 		{KindSystem, "oracle", retrieval.NewOracle(ds)},
 		{KindSystem, "timeline", incr(timeline.New(timeline.DefaultConfig(), nil))},
+		{KindSystem, "timeline(abstain_threshold=0.6,state_hit=false)", incr(timeline.New(func() timeline.Config {
+			c := timeline.DefaultConfig()
+			c.AbstainThreshold, c.NoStateHit = 0.6, true
+			return c
+		}(), nil))},
+		{KindSystem, "timeline(extractor=model,model=x)", incr(timeline.New(timeline.Config{ExtractorModel: "x"}, chat))},
 		{KindSystem, "memos", incr(memos.New(memos.Config{}, nil, admitted(retrieval.OfflineHashed)))},
 		{KindSystem, "memos(window=1,overlap=0)", incr(memos.New(memos.Config{Window: 1, NoOverlap: true}, nil, admitted(retrieval.OfflineHashed)))},
 		{KindSystem, "mem0", incr(mem0.New(chat, admitted(retrieval.OfflineHashed), mem0.Config{}))},

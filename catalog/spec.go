@@ -540,7 +540,7 @@ func (s *Spec) Roles() []string {
 		}
 	}
 	add(s.Entry.Needs)
-	if s.Entry.Name == "memos" && s.Str("mode") == "fine" {
+	if s.Entry.Name == "memos" && s.Str("mode") == "fine" || s.Entry.Name == "timeline" && s.Str("extractor") == "model" {
 		add("extractor")
 	}
 	for i := range s.Entry.Knobs {

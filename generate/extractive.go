@@ -70,6 +70,17 @@ const (
 // positive and abstains with an empty Choice otherwise. Answer.Support is
 // the best option's support and Answer.Raw lists every option's support.
 //
+// # A memory's abstention signal
+//
+// When the passages hold a memory's state summary (a Passage of Kind
+// KindState, as memlab's timeline memory gives) and Signal is SignalFollow
+// (the default), the "cannot be determined" choice follows the memory's
+// decision instead of the support rule: Undetermined gives that option
+// (Abstained), and otherwise the best other option is chosen whatever its
+// support (when no option has any support, the support rule applies).
+// SignalIgnore keeps the support rule. The summary passage is never part
+// of the passages scored above, and free-text answers ignore it.
+//
 // # Free text
 //
 // Passages are split into sentences (at . ! ? followed by a space or the
@@ -90,7 +101,16 @@ type Extractive struct {
 	// Passages is the number of most relevant passages used for multiple
 	// choice (<= 0 means all).
 	Passages int
+	// Signal says what a memory's abstention signal does to the "cannot
+	// be determined" choice: SignalFollow ("" too) or SignalIgnore.
+	Signal string
 }
+
+// Values of Extractive.Signal.
+const (
+	SignalFollow = "follow" // the "cannot be determined" choice follows the memory's decision
+	SignalIgnore = "ignore" // the support rule decides, whatever the memory says
+)
 
 // NewExtractive returns an Extractive reader with the default settings.
 func NewExtractive() Extractive {
@@ -100,11 +120,17 @@ func NewExtractive() Extractive {
 // Name returns "extractive (offline)".
 func (e Extractive) Name() string { return NameExtractive }
 
-// Spec is the reader's component spec: its four settings (Sentences <= 0
-// as 1, Passages <= 0 as 0, all).
+// Spec is the reader's component spec: its settings (Sentences <= 0 as 1,
+// Passages <= 0 as 0, all; Signal only when it is not SignalFollow, the
+// behaviour of readers made before it existed on passages without a
+// state summary).
 func (e Extractive) Spec() component.Spec {
-	return component.New("extractive-reader").With("threshold", e.Threshold).With("margin", e.Margin).
+	s := component.New("extractive-reader").With("threshold", e.Threshold).With("margin", e.Margin).
 		With("sentences", max(e.Sentences, 1)).With("passages", max(e.Passages, 0))
+	if e.Signal != "" && e.Signal != SignalFollow {
+		s = s.With("signal", e.Signal)
+	}
+	return s
 }
 
 // Answer answers q from passages (see Extractive). It fails only on invalid
@@ -119,9 +145,16 @@ func (e Extractive) Answer(ctx context.Context, q datasets.Question, passages []
 	if math.IsNaN(e.Margin) || e.Margin < 0 {
 		return Answer{}, fmt.Errorf("generate: extractive answer %q: margin = %v, want a value >= 0", q.ID, e.Margin)
 	}
-	c := newCorpusStats(passages)
+	if e.Signal != "" && e.Signal != SignalFollow && e.Signal != SignalIgnore {
+		return Answer{}, fmt.Errorf("generate: extractive answer %q: signal = %q, want %q or %q", q.ID, e.Signal, SignalFollow, SignalIgnore)
+	}
+	evidence, state := StateOf(passages)
+	c := newCorpusStats(evidence)
 	if len(q.Choices) > 0 {
-		return e.choose(q, c), nil
+		if e.Signal == SignalIgnore {
+			state = nil
+		}
+		return e.choose(q, c, state), nil
 	}
 	return e.extract(ctx, q, c)
 }
@@ -160,7 +193,7 @@ func (c *corpusStats) weight(set, within map[string]bool) float64 {
 	return s
 }
 
-func (e Extractive) choose(q datasets.Question, c *corpusStats) Answer {
+func (e Extractive) choose(q datasets.Question, c *corpusStats, state *Passage) Answer {
 	qt := termSet(q.Text)
 	// The passages most relevant to the question.
 	type relP struct {
@@ -250,7 +283,13 @@ func (e Extractive) choose(q datasets.Question, c *corpusStats) Answer {
 	if second >= 0 {
 		lead -= supports[second]
 	}
-	if supports[best] < e.Threshold || (second >= 0 && lead < e.Margin) {
+	switch {
+	case state != nil && state.Undetermined && cbd != "":
+		ans.Raw += fmt.Sprintf(" memory: undetermined (score %.3f)", state.Score)
+		return e.abstain(ans, q.Choices, cbd)
+	case state != nil && supports[best] > 0:
+		ans.Raw += fmt.Sprintf(" memory: determined (score %.3f)", state.Score)
+	case supports[best] < e.Threshold || (second >= 0 && lead < e.Margin):
 		if cbd != "" || supports[best] == 0 {
 			return e.abstain(ans, q.Choices, cbd)
 		}

@@ -283,6 +283,7 @@ func (r *ModelReader) Spec() component.Spec {
 	s := component.New("model-reader").With("role", role).With("free_temperature", r.cfg.FreeTemperature).
 		With("choice_temperature", r.cfg.ChoiceTemperature).With("free_max_tokens", r.cfg.FreeMaxTokens).
 		With("choice_max_tokens", r.cfg.ChoiceMaxTokens).With("person_name", r.cfg.PersonName).With("prompts", hashes).
+		With("state_section", StateSectionHash).
 		Part("model", llm.ModelSpec(r.c, role, r.cfg.Model))
 	if r.cfg.HasSeed {
 		s = s.With("seed", r.cfg.Seed)

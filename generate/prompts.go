@@ -197,6 +197,24 @@ var (
 	PromptLoCoMoAdversarial = NewPrompt("locomo-adversarial", loCoMoFraming, loCoMoAdversarialUser)
 )
 
+// StateSection is what a reader's user message gets after the rendered
+// prompt when the passages hold a memory's state summary (a Passage of
+// Kind KindState, as memlab's timeline memory gives): the summary and
+// what its verdict asks of the answer. Its hash (StateSectionHash) is in
+// every ModelReader's spec. Prompts without such a passage are rendered
+// as before. Its wording is neutral (memories, records), as it follows
+// prompts in the first person (CloneMem) and in the third (KnowMe, LoCoMo).
+const StateSection = `{{if .State}}
+The memory's summary of the state of things at this time, from the records dated up to now only (dated changes; "explored" means only planned, searched for or asked about, "declined" means not done):
+{{.State}}
+{{if .Undetermined}}The summary's verdict: what the question asks about is NOT determined at this time (only explored, declined, or never recorded). Unless the records above clearly show otherwise, say that it cannot be determined yet{{if .Options}}, and pick the option that says it cannot be determined{{end}}.
+{{else}}The summary's verdict: the records above do determine it; answer from them{{if .Options}}, not with "cannot be determined"{{end}}.
+{{end}}{{end}}`
+
+// StateSectionHash is the version hash of StateSection (PromptHash of its
+// text).
+var StateSectionHash = PromptHash(StateSection, "")
+
 // Prompts returns every reader prompt, in a fixed order.
 func Prompts() []Prompt {
 	return []Prompt{PromptCloneMemFree, PromptCloneMemChoice, PromptKnowMeExtraction, PromptKnowMeAbstention,
@@ -267,6 +285,10 @@ type promptData struct {
 	Question     string
 	Memories     []promptMemory
 	Options      []datasets.Choice
+	// State is a memory's state summary ("" = none) and Undetermined its
+	// verdict (StateSection).
+	State        string
+	Undetermined bool
 }
 
 // FormatTime renders a passage or question time as the prompts show it:
@@ -288,10 +310,16 @@ func FormatTime(t time.Time) string {
 // the person's name ("" = unnamed). Each passage becomes a "---- idx i ----"
 // block (i from 1) with its date ("unknown" when zero) and medium
 // ("unknown" when empty); the question's AskedAt is shown when known. The
-// options are q.Choices. A template that does not parse or execute is an
-// error naming the prompt.
+// options are q.Choices. A memory's state summary (a KindState passage)
+// is not a memory block: StateSection, rendered with it, ends the user
+// message. A template that does not parse or execute is an error naming
+// the prompt.
 func (p Prompt) Render(person string, q datasets.Question, passages []Passage) (system, user string, err error) {
 	d := promptData{Person: strings.TrimSpace(person), QuestionTime: FormatTime(q.AskedAt), Question: strings.TrimSpace(q.Text), Options: q.Choices}
+	passages, state := StateOf(passages)
+	if state != nil {
+		d.State, d.Undetermined = strings.TrimSpace(state.Text), state.Undetermined
+	}
 	for i, ps := range passages {
 		m := promptMemory{Index: i + 1, Date: FormatTime(ps.Time), Medium: ps.Medium, Text: strings.TrimSpace(ps.Text)}
 		if m.Date == "" {
@@ -307,6 +335,13 @@ func (p Prompt) Render(person string, q datasets.Question, passages []Passage) (
 	}
 	if user, err = execute(p.Name+".user", p.User, d); err != nil {
 		return "", "", fmt.Errorf("generate: render prompt %q (%s): %w", p.Name, p.Hash, err)
+	}
+	if state != nil {
+		sec, err := execute("state-section", StateSection, d)
+		if err != nil {
+			return "", "", fmt.Errorf("generate: render prompt %q (%s): state section (%s): %w", p.Name, p.Hash, StateSectionHash, err)
+		}
+		user += "\n\n" + sec
 	}
 	return system, user, nil
 }

@@ -20,6 +20,31 @@ type Passage struct {
 	// them with the passage.
 	Time   time.Time
 	Medium string
+	// Kind is the retrieval unit's kind ("" or "chunk" for a raw trace);
+	// KindState marks a memory's dated state summary, whose Score is the
+	// memory's abstention score and Undetermined its decision that the
+	// question's answer is not determined at its time.
+	Kind         string
+	Score        float64
+	Undetermined bool
+}
+
+// KindState is the Kind of a memory's state summary passage (the same
+// string as the retrieval package's KindState).
+const KindState = "state"
+
+// StateOf splits passages into the evidence and the memory's state
+// summary (the last passage of KindState, if any).
+func StateOf(passages []Passage) (evidence []Passage, state *Passage) {
+	evidence = make([]Passage, 0, len(passages))
+	for i := range passages {
+		if passages[i].Kind == KindState {
+			state = &passages[i]
+			continue
+		}
+		evidence = append(evidence, passages[i])
+	}
+	return evidence, state
 }
 
 // Answer is a reader's answer to one question.

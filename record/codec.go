@@ -180,6 +180,8 @@ type hitJSON struct {
 	Text     string   `json:"text"`
 	Kind     string   `json:"kind,omitempty"`
 	Time     string   `json:"time,omitempty"` // RFC 3339 with nanoseconds; "" = unknown
+	// Undetermined is a state summary's abstention decision.
+	Undetermined bool `json:"undetermined,omitempty"`
 }
 
 // verdictJSON is a verdict of format 1.
@@ -223,7 +225,7 @@ func Marshal(r Record) ([]byte, error) {
 	j.Retrieval = scoreJSON{K: s.K, HasGold: s.HasGold, RecallFlat: Float(s.RecallFlat), AllAll: Float(s.AllAll),
 		AllAny: Float(s.AllAny), AnyAll: Float(s.AnyAll), AnyAny: Float(s.AnyAny), MRR: Float(s.MRR), NDCG: Float(s.NDCG)}
 	for _, h := range r.Hits {
-		hj := hitJSON{UnitID: h.UnitID, TraceIDs: h.TraceIDs, Score: Float(h.Score), Text: h.Text, Kind: h.Kind}
+		hj := hitJSON{UnitID: h.UnitID, TraceIDs: h.TraceIDs, Score: Float(h.Score), Text: h.Text, Kind: h.Kind, Undetermined: h.Undetermined}
 		if !h.Time.IsZero() {
 			hj.Time = h.Time.Format(time.RFC3339Nano)
 		}
@@ -276,7 +278,7 @@ func Unmarshal(data []byte) (Record, error) {
 	r.Retrieval = retrieval.RetrievalScore{K: s.K, HasGold: s.HasGold, RecallFlat: float64(s.RecallFlat), AllAll: float64(s.AllAll),
 		AllAny: float64(s.AllAny), AnyAll: float64(s.AnyAll), AnyAny: float64(s.AnyAny), MRR: float64(s.MRR), NDCG: float64(s.NDCG)}
 	for i, hj := range j.Hits {
-		h := retrieval.Hit{UnitID: hj.UnitID, TraceIDs: hj.TraceIDs, Score: float64(hj.Score), Text: hj.Text, Kind: hj.Kind}
+		h := retrieval.Hit{UnitID: hj.UnitID, TraceIDs: hj.TraceIDs, Score: float64(hj.Score), Text: hj.Text, Kind: hj.Kind, Undetermined: hj.Undetermined}
 		if hj.Time != "" {
 			t, err := time.Parse(time.RFC3339Nano, hj.Time)
 			if err != nil {

@@ -23,6 +23,11 @@ const (
 	KindMemory    = "memory"           // a record a memory system made (Mem0 fact, A-Mem note, MemOS node, timeline state)
 	KindStatement = "statement"        // a gold evidence statement (Oracle, statement mode)
 	KindNeighbor  = "neighbor"         // a unit added as a link or neighbour of a hit
+	// KindState is a memory's dated state summary for the question (the
+	// timeline memory's): it follows the trace hits, names no trace (recall
+	// counts the ranked traces only), its Score is the memory's abstention
+	// score and Undetermined its decision.
+	KindState = "state"
 )
 
 // Unit is one retrieval unit: what an index holds and a hit returns. Every

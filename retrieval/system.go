@@ -22,6 +22,10 @@ type Hit struct {
 	Kind string
 	// Time is the unit's time: its latest source trace's (zero = unknown).
 	Time time.Time
+	// Undetermined is set on a state summary (KindState) when the memory
+	// judges that the question's answer is not determined at its time: a
+	// reader should answer "cannot be determined".
+	Undetermined bool
 }
 
 // Concurrent is implemented by systems whose Retrieve is safe to call from
@@ -39,7 +43,9 @@ type Concurrent interface {
 type System interface {
 	// Name is the system's label as shown in results.
 	Name() string
-	// Retrieve returns at most k hits for q, best first.
+	// Retrieve returns at most k hits for q, best first. k counts traces:
+	// hits that name no new trace may follow (FlatUnits' expansion hits,
+	// the timeline memory's state summary, KindState).
 	Retrieve(ctx context.Context, q datasets.Question, k int) ([]Hit, error)
 }
 

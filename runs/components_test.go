@@ -485,6 +485,7 @@ func (f *fixture) kinds() []kind {
 		{"Margin", er(func(e *generate.Extractive) { e.Margin += 0.1 })},
 		{"Sentences", er(func(e *generate.Extractive) { e.Sentences += 2 })},
 		{"Passages", er(func(e *generate.Extractive) { e.Passages += 2 })},
+		{"Signal", er(func(e *generate.Extractive) { e.Signal = generate.SignalIgnore })},
 	}})
 	{
 		r, err := generate.NewModelReader(f.client, generate.ReaderConfig{})

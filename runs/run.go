@@ -215,7 +215,7 @@ func mediaOf(d *datasets.Dataset) map[string]string {
 func passagesOf(q datasets.Question, hits []retrieval.Hit, media map[string]string) []generate.Passage {
 	passages := make([]generate.Passage, 0, len(hits))
 	for _, h := range hits {
-		p := generate.Passage{ID: h.UnitID, TraceIDs: h.TraceIDs, Text: h.Text, Time: h.Time}
+		p := generate.Passage{ID: h.UnitID, TraceIDs: h.TraceIDs, Text: h.Text, Time: h.Time, Kind: h.Kind, Score: h.Score, Undetermined: h.Undetermined}
 		if len(h.TraceIDs) > 0 {
 			p.Medium = media[q.CorpusID+"\x00"+h.TraceIDs[0]]
 		}

@@ -206,3 +206,18 @@ func (s askLog) Retrieve(ctx context.Context, q datasets.Question, k int) ([]ret
 	*s.log = append(*s.log, q.ID)
 	return s.System.Retrieve(ctx, q, k)
 }
+
+// The reader sees a memory's state summary as the memory gave it: the
+// kinds are one string in retrieval and generate, and passagesOf keeps the
+// kind, score and decision.
+func TestPassagesKeepTheStateSummary(t *testing.T) {
+	if generate.KindState != retrieval.KindState {
+		t.Fatalf("generate.KindState %q, retrieval.KindState %q", generate.KindState, retrieval.KindState)
+	}
+	hits := []retrieval.Hit{{UnitID: "t1", TraceIDs: []string{"t1"}, Text: "x", Kind: retrieval.KindChunk},
+		{UnitID: "state", Kind: retrieval.KindState, Text: "summary", Score: 0.8, Undetermined: true}}
+	ps := passagesOf(datasets.Question{CorpusID: "c"}, hits, map[string]string{"c\x00t1": "diary"})
+	if len(ps) != 2 || ps[0].Medium != "diary" || ps[1].Kind != generate.KindState || ps[1].Score != 0.8 || !ps[1].Undetermined || len(ps[1].TraceIDs) != 0 {
+		t.Errorf("passages %+v", ps)
+	}
+}

@@ -12,12 +12,14 @@ import (
 func init() {
 	Symbols["github.com/memlab/memlab/analysis/analysis"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"AUCInterval":            reflect.ValueOf(analysis.AUCInterval),
 		"Bootstrap":              reflect.ValueOf(analysis.Bootstrap),
 		"BootstrapMean":          reflect.ValueOf(analysis.BootstrapMean),
 		"BootstrapMeanClustered": reflect.ValueOf(analysis.BootstrapMeanClustered),
 		"BuiltinFigureDefaults":  reflect.ValueOf(&analysis.BuiltinFigureDefaults).Elem(),
 		"CohenKappa":             reflect.ValueOf(analysis.CohenKappa),
 		"Confusion":              reflect.ValueOf(analysis.Confusion),
+		"ConfusionAt":            reflect.ValueOf(analysis.ConfusionAt),
 		"CurrentFigureDefaults":  reflect.ValueOf(analysis.CurrentFigureDefaults),
 		"Discordant":             reflect.ValueOf(analysis.Discordant),
 		"ErrNoValues":            reflect.ValueOf(&analysis.ErrNoValues).Elem(),
@@ -34,6 +36,7 @@ func init() {
 		"KendallTau":             reflect.ValueOf(analysis.KendallTau),
 		"KendallTauExactMax":     reflect.ValueOf(constant.MakeFromLiteral("33", token.INT, 0)),
 		"McNemarExact":           reflect.ValueOf(analysis.McNemarExact),
+		"NewROC":                 reflect.ValueOf(analysis.NewROC),
 		"PairLabels":             reflect.ValueOf(analysis.PairLabels),
 		"PairedBootstrap":        reflect.ValueOf(analysis.PairedBootstrap),
 		"PairedPermutation":      reflect.ValueOf(analysis.PairedPermutation),
@@ -48,10 +51,12 @@ func init() {
 		"Viridis":                reflect.ValueOf(analysis.Viridis),
 		"Wilcoxon":               reflect.ValueOf(analysis.Wilcoxon),
 		"WilcoxonExactMax":       reflect.ValueOf(constant.MakeFromLiteral("50", token.INT, 0)),
+		"YoudenThreshold":        reflect.ValueOf(analysis.YoudenThreshold),
 
 		// type definitions
 		"BarPlot":        reflect.ValueOf((*analysis.BarPlot)(nil)),
 		"BarSeries":      reflect.ValueOf((*analysis.BarSeries)(nil)),
+		"Decision":       reflect.ValueOf((*analysis.Decision)(nil)),
 		"Delta":          reflect.ValueOf((*analysis.Delta)(nil)),
 		"Figure":         reflect.ValueOf((*analysis.Figure)(nil)),
 		"FigureDefaults": reflect.ValueOf((*analysis.FigureDefaults)(nil)),
@@ -59,6 +64,7 @@ func init() {
 		"Highlight":      reflect.ValueOf((*analysis.Highlight)(nil)),
 		"Interval":       reflect.ValueOf((*analysis.Interval)(nil)),
 		"LinePlot":       reflect.ValueOf((*analysis.LinePlot)(nil)),
+		"ROC":            reflect.ValueOf((*analysis.ROC)(nil)),
 		"RadarPlot":      reflect.ValueOf((*analysis.RadarPlot)(nil)),
 		"RadarSeries":    reflect.ValueOf((*analysis.RadarSeries)(nil)),
 		"ScatterPlot":    reflect.ValueOf((*analysis.ScatterPlot)(nil)),

@@ -12,6 +12,8 @@ import (
 func init() {
 	Symbols["github.com/memlab/memlab/reports/reports"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"Abstention":            reflect.ValueOf(reports.Abstention),
+		"AbstentionTable":       reflect.ValueOf(reports.AbstentionTable),
 		"AnswerTable":           reflect.ValueOf(reports.AnswerTable),
 		"Breakdown":             reflect.ValueOf(reports.Breakdown),
 		"ByDimension":           reflect.ValueOf(constant.MakeFromLiteral("\"dimension\"", token.STRING, 0)),
@@ -44,6 +46,7 @@ func init() {
 		"ErrataTable":           reflect.ValueOf(reports.ErrataTable),
 		"ErrorCauses":           reflect.ValueOf(reports.ErrorCauses),
 		"EstimateTable":         reflect.ValueOf(reports.EstimateTable),
+		"FilterRecords":         reflect.ValueOf(reports.FilterRecords),
 		"Flips":                 reflect.ValueOf(reports.Flips),
 		"FlipsTable":            reflect.ValueOf(reports.FlipsTable),
 		"GroupKey":              reflect.ValueOf(reports.GroupKey),
@@ -85,11 +88,14 @@ func init() {
 		"PaperValue":            reflect.ValueOf(reports.PaperValue),
 		"QARates":               reflect.ValueOf(reports.QARates),
 		"QARatesTable":          reflect.ValueOf(reports.QARatesTable),
+		"QuestionNumber":        reflect.ValueOf(reports.QuestionNumber),
+		"ROCPlot":               reflect.ValueOf(reports.ROCPlot),
 		"ReadManifest":          reflect.ValueOf(reports.ReadManifest),
 		"RecallAtKTable":        reflect.ValueOf(reports.RecallAtKTable),
 		"Reproduce":             reflect.ValueOf(reports.Reproduce),
 		"RetrievalTable":        reflect.ValueOf(reports.RetrievalTable),
 		"ScaleNote":             reflect.ValueOf(reports.ScaleNote),
+		"StateSignal":           reflect.ValueOf(reports.StateSignal),
 		"StatusFailed":          reflect.ValueOf(constant.MakeFromLiteral("\"failed\"", token.STRING, 0)),
 		"StatusNoReference":     reflect.ValueOf(constant.MakeFromLiteral("\"no_reference\"", token.STRING, 0)),
 		"StatusOK":              reflect.ValueOf(constant.MakeFromLiteral("\"ok\"", token.STRING, 0)),
@@ -109,6 +115,7 @@ func init() {
 		"WriteSweepCSV":         reflect.ValueOf(reports.WriteSweepCSV),
 
 		// type definitions
+		"AbstentionReport":  reflect.ValueOf((*reports.AbstentionReport)(nil)),
 		"Cause":             reflect.ValueOf((*reports.Cause)(nil)),
 		"CauseOptions":      reflect.ValueOf((*reports.CauseOptions)(nil)),
 		"CauseReport":       reflect.ValueOf((*reports.CauseReport)(nil)),

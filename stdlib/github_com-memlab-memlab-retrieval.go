@@ -51,6 +51,7 @@ func init() {
 		"KindMerged":                  reflect.ValueOf(constant.MakeFromLiteral("\"merged\"", token.STRING, 0)),
 		"KindMergedRaw":               reflect.ValueOf(constant.MakeFromLiteral("\"merged_raw\"", token.STRING, 0)),
 		"KindNeighbor":                reflect.ValueOf(constant.MakeFromLiteral("\"neighbor\"", token.STRING, 0)),
+		"KindState":                   reflect.ValueOf(constant.MakeFromLiteral("\"state\"", token.STRING, 0)),
 		"KindStatement":               reflect.ValueOf(constant.MakeFromLiteral("\"statement\"", token.STRING, 0)),
 		"KindSummary":                 reflect.ValueOf(constant.MakeFromLiteral("\"extract_summ\"", token.STRING, 0)),
 		"LoadVecStore":                reflect.ValueOf(retrieval.LoadVecStore),

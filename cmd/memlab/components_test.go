@@ -24,7 +24,7 @@ func TestComponentsListsEveryComponent(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"| system | mem0 | extractor |", "| reader | reader | backbone |", "| system | timeline | no |",
+	for _, want := range []string{"| system | mem0 | extractor |", "| reader | reader | backbone |", "| system | timeline | when extractor=model |", "| system | none | no |",
 		"| k1 | float | 1.5 |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q", want)

@@ -336,6 +336,47 @@ func TestCrossBenchmarkNotebook(t *testing.T) {
 	}
 }
 
+// TestTimelineStateNotebookOffline: notebooks/timeline_state.go on the
+// sample (issue 24): the per-type comparison of timeline with Flat and the
+// Oracle, the pooled time-shaped questions, both halves of the split, the
+// abstention signal's ROC AUC with its interval and its precision and
+// recall, the dev-half refit of the threshold, and the ROC figure.
+func TestTimelineStateNotebookOffline(t *testing.T) {
+	offlineEnv(t)
+	out, dir := runNotebook(t, "timeline_state")
+	expect(t, "timeline_state", out,
+		`\| unanswerable \| timeline \| 10 \| 6 \| `, `\| trajectory \| oracle \| 10 \| 6 \| 1\.000 \[1\.000, 1\.000\]`,
+		`question types where timeline is significantly worse than Flat \(Holm p < 0\.05\): \d+`,
+		`\| timeline \| 10 \| 20 \| 0\.\d+ \[`, `### dev half \(odd question numbers\)`, `### eval half \(even question numbers\)`,
+		`\| questions \| n \| unanswerable \| ROC AUC \[95% CI\] \| precision \| recall \|`,
+		`\| all \| 54 \| 6 \| 0\.\d+ \[0\.\d+, (0\.\d+|1\.000)\] \| 0\.\d+ \| 0\.\d+ \|`, `\| dev half \| 28 \| 3 \|`, `\| eval half \| 26 \| 3 \|`,
+		`Youden threshold on the dev half: 0\.500 `, `abstain=0\.5,`,
+		`unanswerable choice accuracy: timeline 0\.\d+, Flat 0\.\d+ \(target: at least Flat \+ 0\.3 = 0\.\d+\): (met|missed)`,
+		`### answerable`, `\| extractive\(signal=ignore\) \| 10 \| 48 \| 0\.\d+ \[`, `\| extractive \| 10 \| 48 \| 0\.\d+ \[0\.\d+, 0\.\d+\] \(n=48\) \| [+-]0\.\d+, p = `)
+	noLLMNames(t, "timeline_state", out)
+	if _, err := os.Stat(filepath.Join(dir, "timeline_state_roc.png")); err != nil {
+		t.Errorf("ROC figure: %v", err)
+	}
+}
+
+// TestTimelineStateNotebookOnDataset1: the same notebook on KnowMe-Bench
+// dataset 1, where the abstention label is the Adversarial Abstention task
+// and the questions have no options.
+func TestTimelineStateNotebookOnDataset1(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three systems over KnowMe dataset 1 (1,010 questions); skipped under -short")
+	}
+	if _, err := os.Stat(knowMeDataset1); err != nil {
+		t.Skipf("KnowMe-Bench dataset1 not found at %s (it lives in shared/, beside the project): %v", knowMeDataset1, err)
+	}
+	offlineEnv(t)
+	out, _ := runNotebook(t, "timeline_state", "-p", "data="+absPath(t, knowMeDataset1))
+	expect(t, "timeline_state", out,
+		`\| Temporal Reasoning \| timeline \| 10 \| 131 \| 0\.\d+ \[`, `\| Adversarial Abstention \| oracle \|`,
+		`\| all \| \d+ \| 100 \| 0\.\d+ \[0\.\d+, 0\.\d+\] \|`, `no choice accuracy: the questions have no options`)
+	noLLMNames(t, "timeline_state", out)
+}
+
 // TestBuildKnowMeNotebookOffline: offline the notebook says building needs
 // a model, shows the dry run's cost, builds with the scripted stand-in,
 // validates the dataset (no defect) and compares the two systems.

@@ -74,17 +74,59 @@
 // the ranking, so the k slots span the topic's history instead of holding
 // near-duplicates.
 //
-// # Abstention
+// # State
 //
-// Support(ctx, q) returns a SupportReport. Supported = false is the
-// abstention signal: no admitted sentence that covers at least
+// At ingest every sentence of a trace gets a status (offline rules, the
+// extractor ExtractorRules): StatusExplored when it only plans, searches,
+// enquires, wonders or asks (maybe, plan, thinking, enquiry, yet, a
+// question mark, a search history; 打算, 考虑, 犹豫, 搜, 还在 ...),
+// StatusDeclined when it negates (didn't, hadn't, never, no; 没, 不会),
+// StatusDecided when it has a commitment cue (decided, signed, booked,
+// quit; 决定, 签了, 辞职 ...), else StatusStated. A trace's status is
+// decided when one sentence is, else explored, else declined, else
+// stated. Each topic keeps a dated sequence of state changes
+// (StateChange): a change is recorded at a trace whose status or opinion
+// stance differs from the topic's latest state, and the traces that keep
+// it are added to it as support. With the extractor model (ExtractorModel,
+// New's chat) the model's stated state is the change's text, its
+// committed flag makes the trace decided, and its changed flag starts a
+// new change. States, StateAt and Changes answer "what was the state at
+// t" and "how did it change between t1 and t2" from the admitted traces
+// only.
+//
+// # Knowing what is not yet known
+//
+// State(ctx, q, k) reads the question's subject: its AbstainAnchors most
+// specific words (highest idf over the traces admitted at q.AskedAt;
+// Porter stems, one a prefix of the other counting as the same word when
+// both have at least 5 bytes), and every admitted sentence mentioning it
+// with its status. The abstention score is
+//
+//	score = (open + missing + p) / (open + missing + closed + 2p)
+//
+// where open counts the explored and declined mentions, closed the stated
+// and decided ones, missing is AbstainMissing when one of the question's
+// content words is in no admitted trace, and p is AbstainPrior. It is
+// high when the subject was only explored, declined, or never recorded by
+// the question's time ("is this decided yet"), and the question is
+// Undetermined when score >= AbstainThreshold. Nothing is fitted at run
+// time: the prior is set a priori, the threshold's default was fitted
+// once on the odd-numbered questions of the bundled sample
+// (TestAbstainThresholdDefault; docs/retrieval.md reports the other half).
+// The report holds the subject's dated mentions, the dated state changes
+// of the topics of the question's best traces and a compact summary
+// (StateText). Search ends its hits with StateHit (Kind
+// retrieval.KindState, no trace ids, the summary as text, the score as
+// Score, the decision as Undetermined) unless NoStateHit: readers follow
+// it (generate's extractive reader and the model reader's StateSection).
+//
+// Support(ctx, q) is the older, binary signal: no admitted sentence that covers at least
 // SupportCoverage of the question's focus (its content words, idf-weighted)
 // states something without a tentative cue (maybe, plan, wonder, a
 // question mark, 打算, 犹豫 ...), without a negation, outside a search
 // history. Evidence, Committed and Tentative name the traces, Reason says
-// why. A reader should answer "cannot be determined" (choice E) when
-// Supported is false. Hits and Support are separate calls so that recall
-// is never reduced by marker hits.
+// why. It flags most questions (43 of the sample's 54) and readers do not
+// use it.
 //
 // # Cost before the run
 //

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -56,6 +57,35 @@ func TestFutureTraceDoesNotChangeScores(t *testing.T) {
 		if ok, why := leaktest.SameHits(ha, hb); !ok {
 			t.Errorf("%s: the memory holding a later trace gives another result: %s", q.ID, why)
 		}
+	}
+	// The state summary handed to readers (the last hit, compared above)
+	// and the state API: nothing dated after the question shapes them.
+	stateHits := 0
+	for _, q := range d.Questions {
+		ra, err := ma.State(t.Context(), q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, err := mb.State(t.Context(), q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(ra) != fmt.Sprint(rb) {
+			t.Errorf("%s: state %+v, with a later trace %+v", q.ID, ra, rb)
+		}
+		if strings.Contains(rb.Summary, "tomorrow") || strings.Contains(rb.Summary, "-future") {
+			t.Errorf("%s: the state summary shows the later trace: %s", q.ID, rb.Summary)
+		}
+		if fmt.Sprint(ma.States(q.CorpusID, q.AskedAt)) != fmt.Sprint(mb.States(q.CorpusID, q.AskedAt)) {
+			t.Errorf("%s: States at its time differ with a later trace", q.ID)
+		}
+		hb, _ := mb.Search(t.Context(), q, 10)
+		if len(hb) > 0 && hb[len(hb)-1].Kind == retrieval.KindState {
+			stateHits++
+		}
+	}
+	if stateHits < 50 {
+		t.Errorf("%d of %d results end with a state hit", stateHits, len(d.Questions))
 	}
 	for _, q := range d.Questions {
 		sa, err := ma.Support(t.Context(), q)

@@ -66,7 +66,14 @@ func (m *Memory) modelState(ctx context.Context, c *corpus, tp *topic, prev, doc
 		return false, nil
 	}
 	e.state = strings.TrimSpace(a.State)
-	e.committed = a.Committed
+	e.committed, e.changed = a.Committed, a.Changed
+	switch {
+	case a.Committed:
+		e.status = StatusDecided
+	case undetermined(e.status):
+	default:
+		e.status = StatusStated
+	}
 	if prev >= 0 && a.Changed {
 		p := c.entries[prev]
 		tp.transitions = append(tp.transitions, Transition{Kind: TransitionModel, FromTraceID: p.tr.ID, ToTraceID: e.tr.ID,

@@ -276,13 +276,28 @@ func (m *Memory) Search(ctx context.Context, q datasets.Question, k int) ([]retr
 	if len(picks) > k {
 		picks = picks[:k]
 	}
-	hits := make([]retrieval.Hit, len(picks))
+	hits := make([]retrieval.Hit, len(picks), len(picks)+1)
 	for i, d := range picks {
 		e := c.entries[d]
 		hits[i] = retrieval.Hit{UnitID: e.tr.ID, TraceIDs: []string{e.tr.ID}, Score: sc.final[d], Text: e.tr.Text,
 			Kind: retrieval.KindChunk, Time: e.tr.Time}
 	}
+	if !m.cfg.NoStateHit && len(hits) > 0 {
+		r, err := m.state(ctx, q, k, order)
+		if err != nil {
+			return nil, fmt.Errorf("timeline: search %q: %w", q.ID, err)
+		}
+		hits = append(hits, StateHit(r))
+	}
 	return hits, nil
+}
+
+// StateHit is the hit that hands a reader a StateReport: Kind
+// retrieval.KindState, UnitID "state", no trace ids, the summary as its
+// text, the abstention score as its score and the decision as
+// Undetermined.
+func StateHit(r StateReport) retrieval.Hit {
+	return retrieval.Hit{UnitID: "state", Kind: retrieval.KindState, Text: r.Summary, Score: r.Score, Undetermined: r.Undetermined}
 }
 
 // spread picks up to k traces across the timeline of the question's best

@@ -54,6 +54,27 @@ type Config struct {
 	// time-shaped questions also get the best trace of each window on their
 	// timeline (0.5). Negative: time references are not read.
 	WindowBoost float64
+	// AbstainThreshold is the abstention score (StateReport.Score) at and
+	// above which a question is undetermined at its time (0.6, fitted by
+	// Youden's J on the odd-numbered questions of the bundled sample: see
+	// docs/retrieval.md and notebooks/timeline_state.go).
+	AbstainThreshold float64
+	// AbstainPrior is the pseudo-count of open and of stated mentions added
+	// to the subject's mentions in the abstention score (0.5, set a priori:
+	// Jeffreys' prior).
+	AbstainPrior float64
+	// AbstainAnchors is the number of the question's most specific words
+	// (highest idf over the admitted traces) that name its subject (1).
+	AbstainAnchors int
+	// AbstainMissing is the weight, as open mentions, of the question
+	// having a content word that no admitted trace holds (1; negative: 0).
+	AbstainMissing float64
+	// StateChanges is the most mentions and topic changes the state summary
+	// shows (6).
+	StateChanges int
+	// NoStateHit leaves the state summary hit out of Search's results
+	// (false: Search ends with one hit of Kind retrieval.KindState).
+	NoStateHit bool
 	// ExtractorModel overrides the extractor role's model ("" = the role's).
 	ExtractorModel string
 }
@@ -61,8 +82,14 @@ type Config struct {
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
 	return Config{K1: 1.5, B: 0.75, TopicThreshold: 0.1, TopicBoost: 0.3, NeighborWeight: 0.35, EpisodeGap: time.Hour,
-		ShiftThreshold: 0.05, RelevantFloor: 0.2, SupportCoverage: 0.35, FunctionWeight: 0.5, WindowBoost: 0.5}
+		ShiftThreshold: 0.05, RelevantFloor: 0.2, SupportCoverage: 0.35, FunctionWeight: 0.5, WindowBoost: 0.5,
+		AbstainThreshold: DefaultAbstainThreshold, AbstainPrior: 0.5, AbstainAnchors: 1, AbstainMissing: 1, StateChanges: 6}
 }
+
+// DefaultAbstainThreshold is the default AbstainThreshold: the threshold
+// of the abstention score that maximises Youden's J on the odd-numbered
+// questions of the bundled sample (TestAbstainThresholdDefault refits it).
+const DefaultAbstainThreshold = 0.5
 
 func (c Config) resolve() (Config, error) {
 	d := DefaultConfig()
@@ -79,6 +106,26 @@ func (c Config) resolve() (Config, error) {
 	set(&c.ShiftThreshold, d.ShiftThreshold)
 	set(&c.RelevantFloor, d.RelevantFloor)
 	set(&c.SupportCoverage, d.SupportCoverage)
+	set(&c.AbstainThreshold, d.AbstainThreshold)
+	set(&c.AbstainPrior, d.AbstainPrior)
+	if c.AbstainAnchors == 0 {
+		c.AbstainAnchors = d.AbstainAnchors
+	}
+	if c.StateChanges == 0 {
+		c.StateChanges = d.StateChanges
+	}
+	switch {
+	case c.AbstainMissing == 0:
+		c.AbstainMissing = d.AbstainMissing
+	case c.AbstainMissing < 0:
+		c.AbstainMissing = -1 // missing words do not count
+	}
+	if c.AbstainAnchors < 0 || c.AbstainAnchors > 20 {
+		return c, fmt.Errorf("timeline: config: AbstainAnchors = %d, want 1 to 20", c.AbstainAnchors)
+	}
+	if c.StateChanges < 0 || c.StateChanges > 1000 {
+		return c, fmt.Errorf("timeline: config: StateChanges = %d, want 1 to 1000", c.StateChanges)
+	}
 	if c.EpisodeGap == 0 {
 		c.EpisodeGap = d.EpisodeGap
 	}
@@ -103,8 +150,9 @@ func (c Config) resolve() (Config, error) {
 		v, max float64
 	}{{"K1", c.K1, 100}, {"B", c.B, 1}, {"TopicThreshold", c.TopicThreshold, 1}, {"TopicBoost", c.TopicBoost, 100},
 		{"NeighborWeight", c.NeighborWeight, 100}, {"ShiftThreshold", c.ShiftThreshold, 1}, {"RelevantFloor", c.RelevantFloor, 1},
-		{"SupportCoverage", c.SupportCoverage, 1}} {
-		if math.IsNaN(f.v) || f.v < 0 || f.v > f.max {
+		{"SupportCoverage", c.SupportCoverage, 1}, {"AbstainThreshold", c.AbstainThreshold, 1}, {"AbstainPrior", c.AbstainPrior, 100},
+		{"AbstainMissing", c.AbstainMissing, 100}} {
+		if math.IsNaN(f.v) || (f.v < 0 && f.name != "AbstainMissing") || f.v > f.max {
 			return c, fmt.Errorf("timeline: config: %s = %v, want a value in [0, %v]", f.name, f.v, f.max)
 		}
 	}
@@ -175,8 +223,9 @@ func (m *Memory) Config() Config { return m.cfg }
 // Spec is the memory's component spec: every setting (resolved) and, with
 // an extractor model, that model and the hash of its prompt.
 func (m *Memory) Spec() component.Spec {
-	s := component.New("timeline").MustFields(m.cfg, "ExtractorModel")
+	s := component.New("timeline").MustFields(m.cfg, "ExtractorModel").With("extractor", ExtractorRules)
 	if m.chat != nil {
+		s = s.With("extractor", ExtractorModel)
 		s = s.With("prompts", retrieval.HashPrompts(statePrompt)).Part("extractor", llm.ModelSpec(m.chat, llm.RoleExtractor, m.cfg.ExtractorModel))
 	}
 	return s
@@ -185,9 +234,13 @@ func (m *Memory) Spec() component.Spec {
 // Name is "timeline" with every knob, and "+model" with an extractor.
 func (m *Memory) Name() string {
 	c := m.cfg
-	s := fmt.Sprintf("timeline(k1=%g,b=%g,topic=%g,boost=%g,nbr=%g,gap=%s,shift=%g,floor=%g,support=%g,fn=%g,window=%g",
+	s := fmt.Sprintf("timeline(k1=%g,b=%g,topic=%g,boost=%g,nbr=%g,gap=%s,shift=%g,floor=%g,support=%g,fn=%g,window=%g,"+
+		"abstain=%g,prior=%g,anchors=%d,missing=%g,changes=%d",
 		c.K1, c.B, c.TopicThreshold, c.TopicBoost, c.NeighborWeight, c.EpisodeGap, c.ShiftThreshold, c.RelevantFloor, c.SupportCoverage,
-		c.FunctionWeight, c.WindowBoost)
+		c.FunctionWeight, c.WindowBoost, c.AbstainThreshold, c.AbstainPrior, c.AbstainAnchors, c.AbstainMissing, c.StateChanges)
+	if c.NoStateHit {
+		s += ",nostate"
+	}
 	if m.chat != nil {
 		s += ",extractor=model"
 		if c.ExtractorModel != "" {
@@ -229,6 +282,12 @@ type entry struct {
 	state  string // the model's stated state ("" offline)
 	// committed is the model's commitment flag (offline: from cue words).
 	committed bool
+	// changed is the model's "changed" flag ("" state offline).
+	changed bool
+	// sents are the trace's sentences with their status, status the
+	// trace's (traceStatus, or the model's).
+	sents  []sentState
+	status string
 }
 
 type topic struct {
@@ -238,6 +297,8 @@ type topic struct {
 	transitions []Transition
 	// lastStance is the member with the latest non-neutral stance (-1: none).
 	lastStance int
+	// states are the topic's dated state changes (recordState).
+	states []StateChange
 }
 
 type corpus struct {
@@ -246,6 +307,11 @@ type corpus struct {
 	df         map[string]int // content-word document frequency
 	topics     []*topic
 	termTopics map[string][]int32
+	// stemDocs maps a content-word stem to the entries holding it, in
+	// ingest order; prefix5 maps the first 5 bytes of each stem of 5 bytes
+	// or more to those stems (for stemMatch).
+	stemDocs map[string][]int
+	prefix5  map[string][]string
 }
 
 // Ingest adds traces (in time order) to corpusID's memory: indexes them,
@@ -255,7 +321,8 @@ func (m *Memory) Ingest(ctx context.Context, corpusID string, traces []datasets.
 	defer m.mu.Unlock()
 	c := m.corp[corpusID]
 	if c == nil {
-		c = &corpus{postings: map[string][]posting{}, df: map[string]int{}, termTopics: map[string][]int32{}}
+		c = &corpus{postings: map[string][]posting{}, df: map[string]int{}, termTopics: map[string][]int32{},
+			stemDocs: map[string][]int{}, prefix5: map[string][]string{}}
 		m.corp[corpusID] = c
 	}
 	for i, tr := range traces {
@@ -302,10 +369,27 @@ func (m *Memory) add(ctx context.Context, c *corpus, tr datasets.Trace) error {
 	}
 	e := entry{tr: tr, length: len(toks), vec: vec, cue: cues(tr.Text)}
 	e.committed = e.cue.commit && !e.cue.tentative
+	seenStem := map[string]bool{}
+	for _, st := range sentences(tr.Text) {
+		ss := sentState{text: st, stems: stems(st), status: sentenceStatus(st, tr.Medium)}
+		e.sents = append(e.sents, ss)
+		for _, v := range ss.stems {
+			if seenStem[v] {
+				continue
+			}
+			seenStem[v] = true
+			if _, ok := c.stemDocs[v]; !ok && len(v) >= 5 {
+				c.prefix5[v[:5]] = append(c.prefix5[v[:5]], v)
+			}
+			c.stemDocs[v] = append(c.stemDocs[v], doc)
+		}
+	}
+	e.status = traceStatus(e.sents, tr.Medium)
 	e.topic = c.assign(vec, m.cfg.TopicThreshold)
 	c.entries = append(c.entries, e)
 	tp := c.topics[e.topic]
 	tp.members = append(tp.members, doc)
+	defer recordState(c, tp, doc)
 	if len(tp.members) < 2 && m.chat == nil {
 		if e.cue.stance() != 0 {
 			tp.lastStance = doc
@@ -450,25 +534,31 @@ func offlineTransition(es []entry, lastStance, prev, doc int, shift float64) (Tr
 	return t, true
 }
 
-// topicLabel returns the n heaviest centroid terms.
+// label returns the n heaviest centroid terms (ties by term), joined by
+// spaces.
 func (tp *topic) label(n int) string {
 	type tw struct {
 		t string
 		w float64
 	}
-	var ts []tw
+	better := func(a, b tw) bool { return a.w > b.w || a.w == b.w && a.t < b.t }
+	top := make([]tw, 0, n+1)
 	for t, w := range tp.centroid {
-		ts = append(ts, tw{t, w})
-	}
-	sort.Slice(ts, func(i, j int) bool {
-		if ts[i].w != ts[j].w {
-			return ts[i].w > ts[j].w
+		x := tw{t, w}
+		if len(top) == n && !better(x, top[n-1]) {
+			continue
 		}
-		return ts[i].t < ts[j].t
-	})
-	var out []string
-	for i := 0; i < len(ts) && i < n; i++ {
-		out = append(out, ts[i].t)
+		i := sort.Search(len(top), func(i int) bool { return better(x, top[i]) })
+		top = append(top, tw{})
+		copy(top[i+1:], top[i:])
+		top[i] = x
+		if len(top) > n {
+			top = top[:n]
+		}
+	}
+	out := make([]string, len(top))
+	for i, x := range top {
+		out[i] = x.t
 	}
 	return strings.Join(out, " ")
 }

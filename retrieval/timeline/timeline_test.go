@@ -121,7 +121,13 @@ func TestIncrementalEqualsBatch(t *testing.T) {
 	if fmt.Sprint(retrieval.TraceRanking(ha)) != fmt.Sprint(retrieval.TraceRanking(hb)) || len(ha) == 0 {
 		t.Errorf("hits differ: %v vs %v", retrieval.TraceRanking(ha), retrieval.TraceRanking(hb))
 	}
-	for _, h := range ha {
+	for i, h := range ha {
+		if i == len(ha)-1 {
+			if h.Kind != retrieval.KindState || len(h.TraceIDs) != 0 || fmt.Sprint(h) != fmt.Sprint(hb[len(hb)-1]) {
+				t.Errorf("last hit %+v: want the same state hit, naming no trace, as %+v", h, hb[len(hb)-1])
+			}
+			continue
+		}
 		if h.Time.After(day(7)) || h.Kind != retrieval.KindChunk || h.Text == "" {
 			t.Errorf("hit %+v: after the question, or not a raw chunk", h)
 		}
@@ -159,7 +165,7 @@ func TestTimeSpread(t *testing.T) {
 		}
 		traces = append(traces, datasets.Trace{ID: fmt.Sprintf("r%d", i), Time: day(i * 10), Text: txt})
 	}
-	m := newMem(t, Config{})
+	m := newMem(t, Config{NoStateHit: true})
 	if err := m.Ingest(ctx, "p", traces); err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +253,7 @@ func TestTemporalSample(t *testing.T) {
 			times[c.ID+"/"+tr.ID] = tr.Time
 		}
 	}
-	m := newMem(t, Config{})
+	m := newMem(t, Config{NoStateHit: true})
 	sys := retrieval.NewIncremental(d, m)
 	for _, q := range byAskedAt(d, func(datasets.Question) bool { return true }) {
 		hits, err := sys.Retrieve(context.Background(), q, 10)
@@ -304,7 +310,7 @@ func TestEdgeCases(t *testing.T) {
 	if _, err := m.Search(ctx, datasets.Question{CorpusID: "zh"}, -1); err == nil {
 		t.Error("negative k: no error")
 	}
-	one := newMem(t, Config{})
+	one := newMem(t, Config{NoStateHit: true})
 	if err := one.Ingest(ctx, "one", zh[:1]); err != nil {
 		t.Fatal(err)
 	}
@@ -357,6 +363,23 @@ func TestModelExtractor(t *testing.T) {
 	got := strings.Join(kinds, " ")
 	if !strings.Contains(got, "model:w3:finds remote work lonely") || !strings.Contains(got, "stance:w4:positive") {
 		t.Errorf("transitions %q: want the model's at w3 and the offline fallback at w4; %+v %+v", got, m.Topics("p", time.Time{}), m.Stats())
+	}
+	// the state changes carry the model's stated state and its commitment
+	var states []string
+	for _, ts := range m.States("p", time.Time{}) {
+		for _, ch := range ts.Changes {
+			states = append(states, ch.TraceIDs[0]+":"+ch.Status+":"+ch.Text)
+		}
+	}
+	if s := strings.Join(states, " | "); !strings.Contains(s, "w3:stated:finds remote work lonely") || !strings.Contains(s, ":decided:likes remote work") {
+		t.Errorf("state changes %q: want the model's states (w3 stated, a committed one decided)", s)
+	}
+	r, err := m.State(context.Background(), datasets.Question{ID: "q", CorpusID: "p", Text: "remote work", AskedAt: day(30)}, 5)
+	if err != nil || r.Extractor != ExtractorModel {
+		t.Errorf("state report %+v, %v: want the model extractor named", r, err)
+	}
+	if sp := m.Spec().String(); !strings.Contains(sp, `"extractor":"model"`) {
+		t.Errorf("spec %s: want extractor=model", sp)
 	}
 }
 

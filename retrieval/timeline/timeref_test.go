@@ -85,7 +85,7 @@ func TestWindowSearch(t *testing.T) {
 			Text: fmt.Sprintf("Dinner note %d: pasta for dinner again, then a walk.", i)})
 	}
 	traces = append(traces, datasets.Trace{ID: "late", Time: day(400), Text: "Dinner: pasta for dinner, pasta, pasta."})
-	m := newMem(t, Config{})
+	m := newMem(t, Config{NoStateHit: true})
 	if err := m.Ingest(ctx, "p", traces); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestWindowSearch(t *testing.T) {
 	if len(hits) == 0 || hits[0].UnitID != "d4" {
 		t.Errorf("dated question: hits %v, want d4 first", retrieval.TraceRanking(hits))
 	}
-	off := newMem(t, Config{WindowBoost: -1})
+	off := newMem(t, Config{WindowBoost: -1, NoStateHit: true})
 	if err := off.Ingest(ctx, "p", traces); err != nil {
 		t.Fatal(err)
 	}
