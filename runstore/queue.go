@@ -691,3 +691,9 @@ func (s *Store) LoadQuestions(ctx context.Context, id string, qids []string) (St
 	}
 	return st, nil
 }
+
+// Load returns what the run has in the store for the claim's questions
+// (LoadQuestions).
+func (cl *Claim) Load(ctx context.Context) (Stored, error) {
+	return cl.c.s.LoadQuestions(ctx, cl.RunID, cl.Questions)
+}
