@@ -429,83 +429,98 @@ func (c *Claimer) Claim(ctx context.Context, runIDs []string, max int) ([]*Claim
 	if err != nil {
 		return fail(fmt.Errorf("read the clock: %w", err))
 	}
-	args := []any{now.UnixMilli(), now.Add(-LeaseTimeout).UnixMilli()}
+	// The runs with open items, first enqueued first.
+	args := []any{}
 	filter := ""
 	if len(runIDs) > 0 {
-		filter = ` AND w.run_id IN (?` + strings.Repeat(",?", len(runIDs)-1) + `)`
+		filter = ` AND j.run_id IN (?` + strings.Repeat(",?", len(runIDs)-1) + `)`
 		for _, id := range runIDs {
 			args = append(args, id)
 		}
 	}
-	args = append(args, max)
-	lock := ""
-	if s.pg {
-		lock = " FOR UPDATE OF w SKIP LOCKED"
-	}
-	rows, err := tx.QueryContext(ctx, s.q(`SELECT w.run_id, w.item, w.questions, w.claims FROM work w
-		JOIN jobs j ON j.run_id = w.run_id JOIN runs r ON r.id = w.run_id
-		WHERE w.state <> 'done' AND (w.state = 'todo' OR w.expires_at < ?) AND (r.owner = '' OR r.heartbeat < ?)`+filter+`
-		ORDER BY j.created_at, w.run_id, w.seq LIMIT ?`+lock), args...)
+	rows, err := tx.QueryContext(ctx, s.q(`SELECT j.run_id FROM jobs j
+		WHERE EXISTS (SELECT 1 FROM work w WHERE w.run_id = j.run_id AND w.state <> 'done')`+filter+`
+		ORDER BY j.created_at, j.run_id`), args...)
 	if err != nil {
 		return fail(err)
 	}
-	var got []*Claim
+	var open []string
 	for rows.Next() {
-		cl := &Claim{c: c}
-		var qs string
-		if err := rows.Scan(&cl.RunID, &cl.Key, &qs, &cl.token); err != nil {
+		var id string
+		if err := rows.Scan(&id); err != nil {
 			rows.Close()
 			return fail(err)
 		}
-		if err := json.Unmarshal([]byte(qs), &cl.Questions); err != nil {
-			rows.Close()
-			return fail(fmt.Errorf("work item %q of run %s: bad question list %q: %w", cl.Key, cl.RunID, qs, err))
-		}
-		cl.token++
-		got = append(got, cl)
+		open = append(open, id)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return fail(err)
 	}
-	if len(got) == 0 {
-		return nil, nil
+	lock := ""
+	if s.pg {
+		lock = " FOR UPDATE SKIP LOCKED"
 	}
-	// A process starting a run through Begin holds the run's advisory lock
-	// while it checks for live claims: a claim waits for it here (shared
-	// with other claimers), then sees the lease it took, if any.
-	busy := map[string]bool{}
-	for _, cl := range got {
-		if _, seen := busy[cl.RunID]; seen {
-			continue
+	var got []*Claim
+	for _, id := range open {
+		if len(got) == max {
+			break
 		}
+		// A process starting the run through Begin holds its advisory lock
+		// while it checks for live claims: a claimer waits for it here
+		// (shared with other claimers), then sees the lease it took.
 		if s.pg {
-			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock_shared(hashtextextended('memlab run ' || $1, 0))`, cl.RunID); err != nil {
-				return fail(fmt.Errorf("lock run %s: %w", cl.RunID, err))
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock_shared(hashtextextended('memlab run ' || $1, 0))`, id); err != nil {
+				return fail(fmt.Errorf("lock run %s: %w", id, err))
 			}
 		}
 		var holder string
 		var hb int64
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT owner, heartbeat FROM runs WHERE id = ?`), cl.RunID).Scan(&holder, &hb); err != nil {
-			return fail(fmt.Errorf("run %s: %w", cl.RunID, err))
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT owner, heartbeat FROM runs WHERE id = ?`), id).Scan(&holder, &hb); err != nil {
+			return fail(fmt.Errorf("run %s: %w", id, err))
 		}
-		busy[cl.RunID] = holderAlive(holder, time.UnixMilli(hb), now)
-	}
-	kept := got[:0]
-	for _, cl := range got {
-		if busy[cl.RunID] {
+		if holderAlive(holder, time.UnixMilli(hb), now) {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, s.q(`UPDATE work SET state = 'claimed', owner = ?, claims = ?, expires_at = ?
-			WHERE run_id = ? AND item = ?`), c.owner, cl.token, now.Add(c.lease).UnixMilli(), cl.RunID, cl.Key); err != nil {
+		rows, err := tx.QueryContext(ctx, s.q(`SELECT item, questions, claims FROM work
+			WHERE run_id = ? AND state <> 'done' AND (state = 'todo' OR expires_at < ?) ORDER BY seq LIMIT ?`+lock),
+			id, now.UnixMilli(), max-len(got))
+		if err != nil {
 			return fail(err)
 		}
-		kept = append(kept, cl)
+		first := len(got)
+		for rows.Next() {
+			cl := &Claim{c: c, RunID: id}
+			var qs string
+			if err := rows.Scan(&cl.Key, &qs, &cl.token); err != nil {
+				rows.Close()
+				return fail(err)
+			}
+			if err := json.Unmarshal([]byte(qs), &cl.Questions); err != nil {
+				rows.Close()
+				return fail(fmt.Errorf("work item %q of run %s: bad question list %q: %w", cl.Key, id, qs, err))
+			}
+			cl.token++
+			got = append(got, cl)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fail(err)
+		}
+		for _, cl := range got[first:] {
+			if _, err := tx.ExecContext(ctx, s.q(`UPDATE work SET state = 'claimed', owner = ?, claims = ?, expires_at = ?
+				WHERE run_id = ? AND item = ?`), c.owner, cl.token, now.Add(c.lease).UnixMilli(), id, cl.Key); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	if len(got) == 0 {
+		return nil, nil
 	}
 	if err := tx.Commit(); err != nil {
 		return fail(err)
 	}
-	return kept, nil
+	return got, nil
 }
 
 // Claim is a worker's hold on one work item: its questions are the
