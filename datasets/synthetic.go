@@ -101,16 +101,16 @@ type synthChoice struct {
 }
 
 type synthQuestion struct {
-	ID         string          `json:"id"`
-	Question   string          `json:"question"`
-	Type       string          `json:"question_type"`
-	Time       string          `json:"question_time"`
-	Answer     string          `json:"answer"`
-	Dimension  string          `json:"dimension"`
-	TraceIDs   []string        `json:"digital_trace_ids"`
-	Evidence   []synthEvidence `json:"evidence"`
-	Choices    []synthChoice   `json:"choices"`
-	CorrectID  string          `json:"correct_choice_id"`
+	ID        string          `json:"id"`
+	Question  string          `json:"question"`
+	Type      string          `json:"question_type"`
+	Time      string          `json:"question_time"`
+	Answer    string          `json:"answer"`
+	Dimension string          `json:"dimension"`
+	TraceIDs  []string        `json:"digital_trace_ids"`
+	Evidence  []synthEvidence `json:"evidence"`
+	Choices   []synthChoice   `json:"choices"`
+	CorrectID string          `json:"correct_choice_id"`
 }
 
 type synthPersonaFile struct {
@@ -182,8 +182,8 @@ func syntheticPersona(cfg SyntheticConfig, p int) synthPersonaFile {
 			Type:     pick(synthTypes), Time: asked.Format("2006-01-02T15:04:05"),
 			Answer:    fmt.Sprintf("I went to %s with %s for %s.", f.place, f.person, f.act),
 			Dimension: pick(synthDims), TraceIDs: []string{tid},
-			Evidence:  []synthEvidence{{Statement: fmt.Sprintf("%s went with %s to %s for %s.", out.Name, f.person, f.place, f.act), TraceIDs: []string{tid}}},
-			Choices:   choices, CorrectID: letters[correct],
+			Evidence: []synthEvidence{{Statement: fmt.Sprintf("%s went with %s to %s for %s.", out.Name, f.person, f.place, f.act), TraceIDs: []string{tid}}},
+			Choices:  choices, CorrectID: letters[correct],
 		})
 	}
 	return out
