@@ -123,11 +123,11 @@ func (g Grid) runQueued(ctx context.Context, mode QueueMode) (*reports.Set, erro
 		}
 		queued = append(queued, queuedPoint{i: i, spec: spec, cfg: cfg})
 		data = append(data, p.data)
-		set.Notes = append(set.Notes, fmt.Sprintf("queued run %s (%s)", spec.ID(), pt.Label))
 	}
 	if mode == QueueEnqueue {
 		for _, q := range queued {
 			set.Points[q.i].Skipped = ErrQueued
+			set.Notes = append(set.Notes, fmt.Sprintf("queued run %s (%s)", q.spec.ID(), set.Points[q.i].Label))
 		}
 		return set, nil
 	}
