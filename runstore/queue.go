@@ -229,6 +229,9 @@ type QueueInfo struct {
 	// or given back), Claimed being worked (Expired of them with a lease
 	// that ran out: a worker may take them over), Done finished.
 	Items, Todo, Claimed, Expired, Done int
+	// Retaken is the items claimed more than once: given back, or taken
+	// over from a worker whose lease ran out.
+	Retaken int
 	// Workers are the owners ("host pid token") of the live claims,
 	// sorted.
 	Workers []string
@@ -264,9 +267,9 @@ func (s *Store) queues(ctx context.Context, id string) ([]QueueInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runstore: work queues in %s: read the clock: %w", s.path, err)
 	}
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT j.run_id, j.job, j.created_at, w.state, w.owner, w.expires_at, count(*)
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT j.run_id, j.job, j.created_at, w.state, w.owner, w.expires_at, w.claims > 1, count(*)
 		FROM jobs j JOIN work w ON w.run_id = j.run_id`+where+`
-		GROUP BY j.run_id, j.job, j.created_at, w.state, w.owner, w.expires_at ORDER BY j.created_at, j.run_id`), args...)
+		GROUP BY j.run_id, j.job, j.created_at, w.state, w.owner, w.expires_at, w.claims > 1 ORDER BY j.created_at, j.run_id`), args...)
 	if err != nil {
 		return nil, fmt.Errorf("runstore: work queues in %s: %w", s.path, err)
 	}
@@ -277,7 +280,8 @@ func (s *Store) queues(ctx context.Context, id string) ([]QueueInfo, error) {
 		var runID, job, state, owner string
 		var created, expires int64
 		var n int
-		if err := rows.Scan(&runID, &job, &created, &state, &owner, &expires, &n); err != nil {
+		var retaken bool
+		if err := rows.Scan(&runID, &job, &created, &state, &owner, &expires, &retaken, &n); err != nil {
 			return nil, fmt.Errorf("runstore: work queues in %s: %w", s.path, err)
 		}
 		if len(out) == 0 || out[len(out)-1].RunID != runID {
@@ -290,6 +294,9 @@ func (s *Store) queues(ctx context.Context, id string) ([]QueueInfo, error) {
 		}
 		q := &out[len(out)-1]
 		q.Items += n
+		if retaken {
+			q.Retaken += n
+		}
 		switch state {
 		case stateTodo:
 			q.Todo += n

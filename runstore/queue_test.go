@@ -176,6 +176,9 @@ func testClaimLostWritesNothing(t *testing.T, backend string) {
 	if err != nil || len(taken) != 1 || taken[0].Key != old.Key || taken[0].Token() != 2 {
 		t.Fatalf("B claimed %v (%v), want %s with token 2 after A's lease ran out", taken, err, old.Key)
 	}
+	if q, _, _ := stB.Queue(ctx, spec.ID()); q.Retaken != 1 || q.Claimed != 2 {
+		t.Errorf("queue %+v, want 1 item taken over and 2 claimed", q)
+	}
 	if err := taken[0].Put(ctx, 0, 1, record.Record{QuestionID: old.Key, Answer: "B's"}); err != nil {
 		t.Fatal(err)
 	}
