@@ -105,9 +105,10 @@ type workedRun struct {
 	meter     retrieval.Meter // of the per-item systems
 	first     time.Time
 	last      time.Time
-	sharedSys retrieval.System
+	sharedSys retrieval.System // the system of the run's items of one question
+	items     *runs.Items
 	once      sync.Once
-	sharedErr error
+	itemsErr  error
 }
 
 // Work works the queue until every run of w.Runs (every queued run when
@@ -178,7 +179,12 @@ func (w *Worker) Work(ctx context.Context) (WorkStats, error) {
 		// every poll and whenever nothing was claimed.
 		if scope == nil || time.Since(scoped) >= poll {
 			var err error
-			if scope, err = w.scope(ctx, worked); err != nil {
+			if scope, err = w.scope(ctx, func(id string) bool {
+				mu.Lock()
+				defer mu.Unlock()
+				r := worked[id]
+				return r != nil && r.err != nil
+			}); err != nil {
 				mu.Lock()
 				fatal = err
 				mu.Unlock()
@@ -206,17 +212,25 @@ func (w *Worker) Work(ctx context.Context) (WorkStats, error) {
 			r := worked[cl.RunID]
 			if r == nil {
 				r = w.prepare(ctx, b, cl.RunID)
-				worked[cl.RunID] = r
 				if r.err != nil {
 					logf("%v", r.err)
+					mu.Lock()
 					refused = append(refused, r.err)
+					mu.Unlock()
 					scope = nil
 				} else {
 					logf("working run %s (%s) over %s", r.id, r.job.Label, r.d.Title())
 				}
+				mu.Lock()
+				worked[cl.RunID] = r
+				mu.Unlock()
 			}
-			if r.err != nil {
+			mu.Lock()
+			cannot := r.err != nil
+			mu.Unlock()
+			if cannot {
 				_ = cl.Abandon(context.WithoutCancel(ctx))
+				scope = nil
 				continue
 			}
 			slots <- struct{}{}
@@ -231,7 +245,8 @@ func (w *Worker) Work(ctx context.Context) (WorkStats, error) {
 					}
 				}()
 				res, err := w.doItem(ctx, b, r, cl)
-				if err != nil && !errors.Is(err, runstore.ErrClaimLost) && ctx.Err() != nil {
+				refusal := err != nil && r.itemsErr != nil && errors.Is(err, r.itemsErr)
+				if refusal || err != nil && !errors.Is(err, runstore.ErrClaimLost) && ctx.Err() != nil {
 					// Stopping: the item goes back to the queue at once.
 					actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 					_ = cl.Abandon(actx)
@@ -243,6 +258,15 @@ func (w *Worker) Work(ctx context.Context) (WorkStats, error) {
 				stats.Failed += res.Failed
 				stats.Resumed += res.Resumed
 				switch {
+				case refusal:
+					// This worker cannot do the run: it gives its items back.
+					if r.err == nil {
+						r.err = err
+						refused = append(refused, err)
+						if w.Log != nil {
+							fmt.Fprintf(w.Log, "memlab worker: %v\n", err)
+						}
+					}
 				case err == nil:
 					stats.Items++
 				case errors.Is(err, runstore.ErrClaimLost):
@@ -258,10 +282,13 @@ func (w *Worker) Work(ctx context.Context) (WorkStats, error) {
 				}
 			}()
 		}
+		mu.Lock()
 		if len(refused) > 0 && len(w.Runs) > 0 {
-			mu.Lock()
 			fatal = errors.Join(refused...)
-			mu.Unlock()
+		}
+		stop = fatal != nil
+		mu.Unlock()
+		if stop {
 			break
 		}
 		if time.Since(lastLog) >= 10*time.Second {
@@ -318,7 +345,7 @@ func (w *Worker) Work(ctx context.Context) (WorkStats, error) {
 
 // scope returns the runs to claim from: those not finished, none that
 // this worker refused (empty, not nil, when every run it works is done).
-func (w *Worker) scope(ctx context.Context, worked map[string]*workedRun) ([]string, error) {
+func (w *Worker) scope(ctx context.Context, refused func(id string) bool) ([]string, error) {
 	var qs []runstore.QueueInfo
 	if len(w.Runs) == 0 {
 		var err error
@@ -342,7 +369,7 @@ func (w *Worker) scope(ctx context.Context, worked map[string]*workedRun) ([]str
 		if q.Finished() {
 			continue
 		}
-		if r := worked[q.RunID]; r != nil && r.err != nil {
+		if refused(q.RunID) {
 			continue
 		}
 		scope = append(scope, q.RunID)
@@ -461,38 +488,54 @@ func openJobData(job runstore.Job) (*datasets.Dataset, error) {
 	return d, nil
 }
 
-// doItem does one claimed item of r: the run's shared system for an item
-// of one question, a system of the item's own over its corpus for a
-// persona's.
+// doItem does one claimed item of r: with the run's shared system for an
+// item of one question, with a system of the item's own over its corpus
+// for a persona's.
 func (w *Worker) doItem(ctx context.Context, b *builder, r *workedRun, cl *runstore.Claim) (runs.ItemResult, error) {
-	cfg := r.cfg
-	var perItem retrieval.System
-	if corpus, ok := strings.CutPrefix(cl.Key, runs.CorpusItemPrefix); ok {
-		sub, err := r.d.OnlyCorpus(corpus)
-		if err != nil {
+	corpus, perPersona := strings.CutPrefix(cl.Key, runs.CorpusItemPrefix)
+	var sub *datasets.Dataset
+	if perPersona {
+		var err error
+		if sub, err = r.d.OnlyCorpus(corpus); err != nil {
 			return runs.ItemResult{}, fmt.Errorf("grid: worker: run %s: item %q: %w", r.id, cl.Key, err)
 		}
+	}
+	// The run's config is checked once: a system over the whole dataset
+	// for items of one question, over the first persona for the others
+	// (its spec, not its state, is wanted then).
+	r.once.Do(func() {
+		cfg := r.cfg
+		over := r.d
+		if perPersona {
+			over = sub
+		}
+		if cfg.System, r.itemsErr = w.build(b, r, over); r.itemsErr != nil {
+			return
+		}
+		if !perPersona {
+			r.sharedSys = cfg.System
+		}
+		if r.items, r.itemsErr = runs.NewItems(r.d, cfg); r.itemsErr == nil && r.items.RunID() != r.id {
+			r.itemsErr = fmt.Errorf("grid: worker: run %s (%s): this worker builds run %s: %s", r.id, r.job.Label, r.items.RunID(),
+				specDiff(r.info.Spec, runs.SpecOf(r.d, cfg)))
+		}
+	})
+	if r.itemsErr != nil {
+		return runs.ItemResult{}, r.itemsErr
+	}
+	var perItem retrieval.System
+	if perPersona {
+		var err error
 		if perItem, err = w.build(b, r, sub); err != nil {
 			return runs.ItemResult{}, err
 		}
-		cfg.System = perItem
-	} else {
-		r.once.Do(func() { r.sharedSys, r.sharedErr = w.build(b, r, r.d) })
-		if r.sharedErr != nil {
-			return runs.ItemResult{}, r.sharedErr
-		}
-		cfg.System = r.sharedSys
-	}
-	if got := runs.SpecOf(r.d, cfg); got.ID() != r.id {
-		return runs.ItemResult{}, fmt.Errorf("grid: worker: run %s (%s): this worker builds run %s: %s", r.id, r.job.Label, got.ID(),
-			specDiff(r.info.Spec, got))
 	}
 	r.mu.Lock()
 	if r.first.IsZero() {
 		r.first = time.Now()
 	}
 	r.mu.Unlock()
-	res, err := runs.DoItem(ctx, r.d, cfg, cl, nil, w.Workers)
+	res, err := r.items.Do(ctx, cl, perItem, nil, w.Workers)
 	r.mu.Lock()
 	r.last = time.Now()
 	if m, ok := perItem.(retrieval.Metered); ok {

@@ -244,8 +244,15 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*r
 	if st == nil {
 		put = nil
 	}
-	out := execute(ctx, execution{d: d, cfg: cfg, label: res.Label, order: order, have: have, prev: prev, recs: recs,
-		attempts: attempts, put: put, prog: prog, workers: workers})
+	e := newExecution(d, cfg, res.Label, order, mediaOf(d))
+	for k, i := range order {
+		e.have[k], e.prev[k], e.recs[k] = have[i], prev[i], recs[i]
+	}
+	e.attempts, e.put, e.prog, e.workers = attempts, put, prog, workers
+	out := execute(ctx, e)
+	for k, i := range order {
+		have[i], recs[i] = e.have[k], e.recs[k]
+	}
 	cacheErr, writeErr := out.cacheErr, out.writeErr
 	if prog != nil {
 		prog.Finish()
@@ -312,30 +319,38 @@ func askedAtOrder(d *datasets.Dataset, only []int) []int {
 	return order
 }
 
-// execution is what execute asks: the questions of order (indices in
+// execution is what execute asks: the questions qs (indices in
 // d.Questions, in asking order) that have no complete record (have), each
 // done again from its failed step when prev holds its stored record.
 type execution struct {
 	d     *datasets.Dataset
 	cfg   Config
 	label string
-	order []int
-	// have, prev and recs are indexed like d.Questions; recs receives the
-	// new records and have is set for them.
+	qs    []int
+	// have, prev and recs are indexed like qs; recs receives the new
+	// records and have is set for them.
 	have []bool
 	prev []*record.Record
 	recs []record.Record
+	// media maps "corpus\x00trace" to the trace's medium (mediaOf).
+	media map[string]string
 	// attempts are the stored attempts by question id.
 	attempts map[string]int
 	// replay makes a system that is not Concurrent retrieve for the
-	// questions of order it has records of too (discarding the hits), so
+	// questions of qs it has records of too (discarding the hits), so
 	// that an incremental memory grows as in a run that asked them all,
 	// in the same steps.
 	replay bool
-	// put writes a record (nil: none is written).
+	// put writes the record of question i of d (nil: none is written).
 	put     func(ctx context.Context, i, attempt int, rec record.Record) error
 	prog    Progress
 	workers int
+}
+
+// newExecution returns the execution of qs with nothing had yet.
+func newExecution(d *datasets.Dataset, cfg Config, label string, qs []int, media map[string]string) execution {
+	return execution{d: d, cfg: cfg, label: label, qs: qs, media: media,
+		have: make([]bool, len(qs)), prev: make([]*record.Record, len(qs)), recs: make([]record.Record, len(qs))}
 }
 
 // executed is how an execution ended: the first failure of the call
@@ -345,7 +360,7 @@ type executed struct {
 	cacheErr, writeErr error
 }
 
-// execute retrieves for the questions of e.order one at a time in order
+// execute retrieves for the questions of e.qs one at a time in order
 // (on the workers when the system is retrieval.Concurrent), and reads,
 // scores, judges and writes them on e.workers workers.
 func execute(ctx context.Context, e execution) executed {
@@ -353,7 +368,8 @@ func execute(ctx context.Context, e execution) executed {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type job struct {
-		i       int
+		k       int // in e.qs
+		i       int // in d.Questions
 		hits    []retrieval.Hit
 		err     error
 		usage   llm.TallyCounts
@@ -372,34 +388,35 @@ func execute(ctx context.Context, e execution) executed {
 	if c, ok := cfg.System.(retrieval.Concurrent); ok && c.Concurrent() {
 		concurrent = true
 	}
-	retrieveOne := func(i int) job {
+	retrieveOne := func(k int) job {
+		i := e.qs[k]
 		t0 := time.Now()
 		var tally llm.Tally
 		hits, err := retrieve(llm.WithTally(runCtx, &tally), cfg, d.Questions[i])
-		return job{i: i, hits: hits, err: err, usage: tally.Counts(), elapsed: time.Since(t0), retrieved: true,
+		return job{k: k, i: i, hits: hits, err: err, usage: tally.Counts(), elapsed: time.Since(t0), retrieved: true,
 			cacheErr: tally.CacheError()}
 	}
 	replay := e.replay && !concurrent
 	// Nothing is asked after the last question without a record: no
 	// replay there either.
 	last := -1
-	for p, i := range e.order {
-		if !have[i] {
-			last = p
+	for k := range e.qs {
+		if !have[k] {
+			last = k
 		}
 	}
 	go func() {
 		defer close(jobs)
 		first := true
-		for _, i := range e.order[:last+1] {
-			if have[i] {
+		for k, i := range e.qs[:last+1] {
+			if have[k] {
 				if replay {
 					// The memory's state, not the hits, is wanted.
 					_, _ = retrieve(runCtx, cfg, d.Questions[i])
 				}
 				continue
 			}
-			if first && prev[i] == nil {
+			if first && prev[k] == nil {
 				// A memory may build its index at its first search: the
 				// progress says so until a question completes.
 				StatusOf(prog, e.label, "first retrieval")
@@ -408,15 +425,15 @@ func execute(ctx context.Context, e execution) executed {
 			if runCtx.Err() != nil {
 				return
 			}
-			j := job{i: i}
+			j := job{k: k, i: i}
 			switch {
-			case prev[i] != nil:
+			case prev[k] != nil:
 				if replay {
 					_, _ = retrieve(runCtx, cfg, d.Questions[i])
 				}
-				j = job{i: i, hits: prev[i].Hits, retrieved: true, prev: prev[i]}
+				j = job{k: k, i: i, hits: prev[k].Hits, retrieved: true, prev: prev[k]}
 			case !concurrent:
-				j = retrieveOne(i)
+				j = retrieveOne(k)
 				if runCtx.Err() != nil {
 					return
 				}
@@ -429,7 +446,7 @@ func execute(ctx context.Context, e execution) executed {
 		}
 	}()
 
-	media := mediaOf(d)
+	media := e.media
 	var mu sync.Mutex // guards recs, have, out
 	var out executed
 	var wg sync.WaitGroup
@@ -439,7 +456,7 @@ func execute(ctx context.Context, e execution) executed {
 			defer wg.Done()
 			for j := range jobs {
 				if !j.retrieved {
-					j = retrieveOne(j.i)
+					j = retrieveOne(j.k)
 				}
 				q := d.Questions[j.i]
 				var qt llm.Tally
@@ -473,7 +490,7 @@ func execute(ctx context.Context, e execution) executed {
 					}
 				}
 				mu.Lock()
-				e.recs[j.i], have[j.i] = rec, true
+				e.recs[j.k], have[j.k] = rec, true
 				mu.Unlock()
 				if prog != nil {
 					prog.Step(rec.Failure != "")

@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/memlab/memlab/datasets"
@@ -110,44 +111,84 @@ type ItemResult struct {
 	Elapsed time.Duration
 }
 
-// DoItem does the questions of a claimed work item of the queued run of
-// cfg over d, as Run does them (what a stored record has complete is
-// kept, a failed step is done again), writing each record through the
-// claim as its question completes, then marks the item done. cfg must
-// make the run the claim is of (SpecOf(d, cfg).ID() is cl.RunID): a worker
-// rebuilds it from the run's runstore.Job. A system that is not
+// Items does the work items of one queued run, as a worker does them:
+// NewItems checks the run's config once (and computes its id), Do does
+// one claimed item.
+type Items struct {
+	d     *datasets.Dataset
+	cfg   Config
+	id    string
+	sys   string // the system's spec, as JSON
+	index map[string]int
+	media map[string]string
+}
+
+// NewItems prepares the doing of the work items of the queued run of cfg
+// over d (a worker rebuilds cfg from the run's runstore.Job).
+func NewItems(d *datasets.Dataset, cfg Config) (*Items, error) {
+	if err := checkRun(d, cfg); err != nil {
+		return nil, err
+	}
+	spec := SpecOf(d, cfg)
+	it := &Items{d: d, cfg: cfg, id: spec.ID(), sys: systemSpec(cfg.System), index: make(map[string]int, len(d.Questions)), media: mediaOf(d)}
+	for i, q := range d.Questions {
+		it.index[q.ID] = i
+	}
+	return it, nil
+}
+
+// RunID is the id of the run the config makes (SpecOf).
+func (it *Items) RunID() string { return it.id }
+
+// systemSpec is the canonical JSON of a system's spec.
+func systemSpec(sys retrieval.System) string {
+	sp := describe(sys, sys.Name())
+	b, err := sp.JSON()
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
+
+// Do does the questions of a claimed work item as Run does them (what a
+// stored record has complete is kept, a failed step is done again),
+// writing each record through the claim as its question completes, then
+// marks the item done. The claim must be of the run of it (RunID).
+//
+// sys, when not nil, is the system to retrieve with instead of the
+// config's: one built for this item alone (a persona's memory, its state
+// fresh), whose spec must be the config's system's. A system that is not
 // retrieval.Concurrent retrieves for every question of the item in
 // asked-at order, those with a record included (their hits are not used),
-// so that a memory that takes over a corpus another worker began grows
-// in the steps it would have grown in one run; give it a system built for
-// this item alone (its corpus's state fresh).
+// so that a memory that takes over a persona another worker began grows
+// in the steps it would have grown in one run.
 //
 // prog, when not nil, is told of each completed question (Step only: the
-// caller starts and finishes it). Workers bounds the questions read and
+// caller starts and finishes it). workers bounds the questions read and
 // judged at once (0 = DefaultWorkers).
 //
 // A claim lost to another worker (its lease ran out) stops the item with
 // an error wrapping runstore.ErrClaimLost: nothing more is written, and
 // the item is the other worker's. A cancelled ctx stops it too, the item
 // left claimed (the caller gives it back, runstore.Claim.Abandon).
-func DoItem(ctx context.Context, d *datasets.Dataset, cfg Config, cl *runstore.Claim, prog Progress, workers int) (ItemResult, error) {
+func (it *Items) Do(ctx context.Context, cl *runstore.Claim, sys retrieval.System, prog Progress, workers int) (ItemResult, error) {
 	start := time.Now()
 	var res ItemResult
-	if err := checkRun(d, cfg); err != nil {
-		return res, err
+	if cl.RunID != it.id {
+		return res, fmt.Errorf("runs: work item %q: the config makes run %s, the claim is of run %s", cl.Key, it.id, cl.RunID)
 	}
-	if id := SpecOf(d, cfg).ID(); id != cl.RunID {
-		return res, fmt.Errorf("runs: work item %q: the config makes run %s, the claim is of run %s", cl.Key, id, cl.RunID)
-	}
-	index := make(map[string]int, len(d.Questions))
-	for i, q := range d.Questions {
-		index[q.ID] = i
+	cfg := it.cfg
+	if sys != nil {
+		if got := systemSpec(sys); got != it.sys {
+			return res, fmt.Errorf("runs: work item %q of run %s: the item's system is %s, the run's %s", cl.Key, cl.RunID, got, it.sys)
+		}
+		cfg.System = sys
 	}
 	only := make([]int, 0, len(cl.Questions))
 	for _, id := range cl.Questions {
-		i, ok := index[id]
+		i, ok := it.index[id]
 		if !ok {
-			return res, fmt.Errorf("runs: work item %q of run %s: question %q is not in %s", cl.Key, cl.RunID, id, d.Name)
+			return res, fmt.Errorf("runs: work item %q of run %s: question %q is not in %s", cl.Key, cl.RunID, id, it.d.Name)
 		}
 		only = append(only, i)
 	}
@@ -155,38 +196,32 @@ func DoItem(ctx context.Context, d *datasets.Dataset, cfg Config, cl *runstore.C
 	if err != nil {
 		return res, err
 	}
-	have := make([]bool, len(d.Questions))
-	prev := make([]*record.Record, len(d.Questions))
-	recs := make([]record.Record, len(d.Questions))
-	for _, i := range only {
+	d := it.d
+	e := newExecution(d, cfg, cl.Key, askedAtOrder(d, only), it.media)
+	for k, i := range e.qs {
 		r, ok := stored.Records[d.Questions[i].ID]
 		switch {
 		case !ok:
 		case !needsRetry(r, len(cfg.Judges)):
-			have[i] = true
+			e.have[k] = true
 			res.Resumed++
 		case retrievedOK(r):
-			prev[i] = &r
+			e.prev[k] = &r
 		}
 	}
-	var todo []int
-	for _, i := range only {
-		if !have[i] {
-			todo = append(todo, i)
-		}
-	}
+	todo := slices.Clone(e.have)
 	if workers <= 0 {
 		workers = DefaultWorkers
 	}
-	put := func(ctx context.Context, i, attempt int, rec record.Record) error {
+	e.attempts, e.replay, e.prog, e.workers = stored.Attempts, true, prog, workers
+	e.put = func(ctx context.Context, i, attempt int, rec record.Record) error {
 		return cl.Put(ctx, i, attempt, rec)
 	}
-	out := execute(ctx, execution{d: d, cfg: cfg, label: cl.Key, order: askedAtOrder(d, only), have: have, prev: prev, recs: recs,
-		attempts: stored.Attempts, replay: true, put: put, prog: prog, workers: workers})
-	for _, i := range todo {
-		if have[i] {
+	out := execute(ctx, e)
+	for k, had := range todo {
+		if !had && e.have[k] {
 			res.Asked++
-			if recs[i].Failure != "" {
+			if e.recs[k].Failure != "" {
 				res.Failed++
 			}
 		}

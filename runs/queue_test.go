@@ -13,6 +13,7 @@ import (
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/internal/runtest"
+	"github.com/memlab/memlab/retrieval"
 	"github.com/memlab/memlab/runs"
 	"github.com/memlab/memlab/runstore"
 )
@@ -31,19 +32,29 @@ func queuedConfig(t *testing.T, system string, build *datasets.Dataset) runs.Con
 		Judges: []runs.Judge{runtest.LengthJudge{JudgeName: "length"}}}
 }
 
-// itemConfig is the config a worker builds for a claimed item: the
-// shared one for a system that retrieves in any order, a fresh system
-// over the item's corpus alone for the others.
-func itemConfig(t *testing.T, system string, d *datasets.Dataset, shared runs.Config, cl *runstore.Claim) runs.Config {
+// itemSystem is the system a worker builds for a claimed item: none (the
+// run's shared one) for a system that retrieves in any order, a fresh
+// system over the item's corpus alone for the others.
+func itemSystem(t *testing.T, system string, d *datasets.Dataset, cl *runstore.Claim) retrieval.System {
 	corpus, ok := strings.CutPrefix(cl.Key, runs.CorpusItemPrefix)
 	if !ok {
-		return shared
+		return nil
 	}
 	sub, err := d.OnlyCorpus(corpus)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return queuedConfig(t, system, sub)
+	return queuedConfig(t, system, sub).System
+}
+
+// newItems prepares a worker's doing of the items of cfg's run.
+func newItems(t *testing.T, d *datasets.Dataset, cfg runs.Config) *runs.Items {
+	t.Helper()
+	it, err := runs.NewItems(d, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return it
 }
 
 // TestQueuedRunEqualsOneProcess: a run enqueued and done by three
@@ -96,7 +107,7 @@ func testQueuedRunEqualsOneProcess(t *testing.T, backend string) {
 					t.Fatal(err)
 				}
 				defer cl.Close()
-				shared := queuedConfig(t, c.system, d)
+				items := newItems(t, d, queuedConfig(t, c.system, d))
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
@@ -109,7 +120,7 @@ func testQueuedRunEqualsOneProcess(t *testing.T, backend string) {
 							return
 						}
 						for _, item := range got {
-							res, err := runs.DoItem(ctx, d, itemConfig(t, c.system, d, shared, item), item, nil, 4)
+							res, err := items.Do(ctx, item, itemSystem(t, c.system, d, item), nil, 4)
 							if err != nil {
 								t.Error(err)
 							}
@@ -199,7 +210,7 @@ func testTakeOverAPersona(t *testing.T, backend string) {
 	actx, cancel := context.WithCancel(ctx)
 	stop := &stopAfter{cancel: cancel}
 	stop.n.Store(before)
-	res, err := runs.DoItem(actx, d, queuedConfig(t, system, d), got[0], stop, 1)
+	res, err := newItems(t, d, cfg).Do(actx, got[0], queuedConfig(t, system, d).System, stop, 1)
 	if !errors.Is(err, context.Canceled) || res.Asked != before {
 		t.Fatalf("the stopped worker: %+v, %v; want %d asked and cancelled", res, err, before)
 	}
@@ -232,7 +243,7 @@ func testTakeOverAPersona(t *testing.T, backend string) {
 	if err != nil || len(again) != 1 || again[0].Token() != 2 {
 		t.Fatalf("claim after the lease: %v (%v)", again, err)
 	}
-	res, err = runs.DoItem(ctx, d, queuedConfig(t, system, d), again[0], nil, 4)
+	res, err = newItems(t, d, cfg).Do(ctx, again[0], queuedConfig(t, system, d).System, nil, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,9 +260,10 @@ func testTakeOverAPersona(t *testing.T, backend string) {
 	}
 }
 
-// TestDoItemRefusesAnotherRun: a worker whose config does not make the
-// claimed run (another dataset, model or knob) asks nothing.
-func TestDoItemRefusesAnotherRun(t *testing.T) {
+// TestItemsRefuseAnotherRun: a worker whose config does not make the
+// claimed run (another dataset, model or knob), or whose item's system is
+// another, asks nothing.
+func TestItemsRefuseAnotherRun(t *testing.T) {
 	ctx := context.Background()
 	st := runtest.OpenStore(t)
 	d, flat := runtest.SampleFlat(t)
@@ -270,8 +282,15 @@ func TestDoItemRefusesAnotherRun(t *testing.T) {
 	}
 	other := cfg
 	other.K = 6
-	if _, err := runs.DoItem(ctx, d, other, got[0], nil, 1); err == nil || !strings.Contains(err.Error(), got[0].RunID) {
-		t.Errorf("DoItem with another config: %v", err)
+	if _, err := newItems(t, d, other).Do(ctx, got[0], nil, nil, 1); err == nil || !strings.Contains(err.Error(), got[0].RunID) {
+		t.Errorf("Do with another config: %v", err)
+	}
+	sys, err := catalog.System(&catalog.Env{Data: d}, "flat(bm25,k1=1.2)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newItems(t, d, cfg).Do(ctx, got[0], sys, nil, 1); err == nil || !strings.Contains(err.Error(), "k1") {
+		t.Errorf("Do with another system: %v", err)
 	}
 	if recs, _ := st.Records(got[0].RunID); len(recs) != 0 {
 		t.Errorf("%d records written", len(recs))

@@ -42,7 +42,7 @@ if [ -z "$BIN" ]; then
   done
 fi
 if [ -z "$BIN" ] && command -v initdb >/dev/null; then BIN=$(dirname "$(readlink -f "$(command -v initdb)")"); fi
-for tool in initdb pg_ctl psql; do
+for tool in initdb pg_ctl psql pg_isready; do
   if [ -z "$BIN" ] || [ ! -x "$BIN/$tool" ]; then
     log "no PostgreSQL server binaries (${BIN:-none found}/$tool): install Debian's postgresql package (apt-get install postgresql) or set PG_BIN"
     exit 1
@@ -89,10 +89,29 @@ t0=$SECONDS
 if [ -n "${PG_HBA:-}" ]; then
   printf 'host all all %s scram-sha-256\n' "$PG_HBA" >>"$DIR/data/pg_hba.conf"
 fi
-# Many test packages run at once, each with connection pools: room for them.
-"${AS[@]}" "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -t "$READY_SECS" \
-  -o "-c listen_addresses='$LISTEN' -p $PORT -c unix_socket_directories='$DIR' -c max_connections=300" \
-  start </dev/null >"$DIR/pg_ctl.log" 2>&1 || fail "the server did not start within ${READY_SECS} s"
+# Many test packages run at once, each with connection pools: room for them. A free port can be
+# taken between the check above and the server's bind (an outgoing connection's ephemeral port on a
+# busy machine): the server then starts without that TCP socket, so each address is checked, and
+# another port tried (unless PG_PORT fixed it).
+for attempt in 1 2 3 4 5; do
+  "${AS[@]}" "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -t "$READY_SECS" \
+    -o "-c listen_addresses='$LISTEN' -p $PORT -c unix_socket_directories='$DIR' -c max_connections=300" \
+    start </dev/null >"$DIR/pg_ctl.log" 2>&1 || fail "the server did not start within ${READY_SECS} s"
+  unbound=""
+  for addr in ${LISTEN//,/ }; do
+    "$BIN/pg_isready" -q -h "$addr" -p "$PORT" -t 5 || unbound="$addr"
+  done
+  [ -z "$unbound" ] && break
+  "${AS[@]}" "$BIN/pg_ctl" -D "$DIR/data" -m fast stop >/dev/null 2>&1
+  [ -z "${PG_PORT:-}" ] && [ "$attempt" -lt 5 ] || fail "the server does not accept connections on $unbound:$PORT"
+  log "port $PORT of $unbound was taken meanwhile: trying another"
+  next=""
+  for p in $(seq $((PORT + 1)) 55531); do
+    if port_free "$p"; then next=$p; break; fi
+  done
+  [ -n "$next" ] || fail "no free port after $PORT"
+  PORT=$next
+done
 PID=$(head -n 1 "$DIR/data/postmaster.pid")
 
 "${AS[@]}" "$BIN/psql" -q -X -h "$DIR" -p "$PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 \

@@ -188,6 +188,10 @@ type Stats struct {
 	// ByClient counts the model calls by the client's host (its IP
 	// address), InFlightByClient those being handled now.
 	ByClient, InFlightByClient map[string]int
+	// RepeatedFrom counts the calls sent again (ModelCalls - Distinct) by
+	// the host of the client that sent their body first: the calls of a
+	// client that died, sent again by the others.
+	RepeatedFrom map[string]int
 	// MaxAnswering is the most model calls in their latency at once
 	// (Options.Concurrency bounds it).
 	MaxAnswering int
@@ -221,7 +225,8 @@ type Server struct {
 	replies     []string
 	rules       []Rule
 	modelCalls  int
-	bodies      map[[32]byte]bool
+	bodies      map[[32]byte]string // the first client of each body
+	repeatedBy  map[string]int
 	byClient    map[string]int
 	clientsIn   map[string]int
 	slots       chan struct{} // Options.Concurrency
@@ -341,6 +346,7 @@ func (s *Server) Stats() Stats {
 		MaxAnswering:     s.maxAnswer,
 		Distinct:         len(s.bodies),
 		ByClient:         maps.Clone(s.byClient),
+		RepeatedFrom:     maps.Clone(s.repeatedBy),
 		InFlightByClient: map[string]int{},
 	}
 	for k, v := range s.clientsIn {
@@ -421,7 +427,8 @@ func (s *Server) resetLocked() {
 	s.embeds = nil
 	s.modelCalls = 0
 	s.maxAnswer = s.answering
-	s.bodies = map[[32]byte]bool{}
+	s.bodies = map[[32]byte]string{}
+	s.repeatedBy = map[string]int{}
 	s.byClient = map[string]int{}
 	s.clientsIn = map[string]int{}
 	s.replies = append([]string(nil), s.opts.Replies...)
@@ -519,7 +526,11 @@ func (s *Server) countModelCall(w http.ResponseWriter, r *http.Request) bool {
 	client := clientHost(r)
 	s.mu.Lock()
 	s.modelCalls++
-	s.bodies[sum] = true
+	if first, seen := s.bodies[sum]; seen {
+		s.repeatedBy[first]++
+	} else {
+		s.bodies[sum] = client
+	}
 	s.byClient[client]++
 	s.clientsIn[client]++
 	s.mu.Unlock()
