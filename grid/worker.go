@@ -22,8 +22,11 @@ import (
 
 // Worker defaults.
 const (
-	// DefaultItems is how many work items a worker does at once.
+	// DefaultItems is how many work items a worker does at once, at most.
 	DefaultItems = 16
+	// DefaultHold is how many questions a worker holds at once in the
+	// items it claimed (one item is claimed whatever its size).
+	DefaultHold = 16
 	// DefaultPoll is how often an idle worker looks for work.
 	DefaultPoll = time.Second
 )
@@ -57,11 +60,15 @@ type Worker struct {
 	// llm.DefaultIfConfigured) and the Weaviate server; its Data is set
 	// per run.
 	Env *catalog.Env
-	// Items is how many work items are done at once (0 = DefaultItems);
-	// Workers how many questions of one item are read and judged at once
-	// (0 = runs.DefaultWorkers). The endpoints' limits bound the calls in
-	// flight whatever they are.
-	Items, Workers int
+	// Items is how many work items are done at once, at most (0 =
+	// DefaultItems), and Hold how many questions they may hold in all (0 =
+	// DefaultHold; an item larger than that, a persona's questions, is
+	// claimed when fewer are held, so one at a time): a worker does not
+	// take more than it can soon do, and items are shared among the
+	// workers. Workers is how many questions of one item are read and
+	// judged at once (0 = runs.DefaultWorkers). The endpoints' limits
+	// bound the calls in flight whatever they are.
+	Items, Hold, Workers int
 	// Lease is how long a claim lasts without renewal (0 =
 	// runstore.LeaseTimeout): the time before the items of a worker that
 	// died are taken over.
@@ -165,7 +172,12 @@ func (w *Worker) Work(ctx context.Context) (WorkStats, error) {
 	}
 	lastLog := time.Now()
 	freed := make(chan struct{}, 1)
-	batch := max(1, items/4)
+	hold := w.Hold
+	if hold <= 0 {
+		hold = DefaultHold
+	}
+	held := 0 // questions in the items in hand (guarded by mu)
+	batch := max(1, min(items, hold)/4)
 	var scope []string
 	var scoped time.Time
 	for ctx.Err() == nil {
@@ -193,9 +205,12 @@ func (w *Worker) Work(ctx context.Context) (WorkStats, error) {
 			scoped = time.Now()
 		}
 		var got []*runstore.Claim
-		if free := items - len(slots); len(scope) > 0 && free > 0 && (free >= batch || len(slots) == 0) {
+		mu.Lock()
+		freeQ := hold - held
+		mu.Unlock()
+		if free := items - len(slots); len(scope) > 0 && free > 0 && (min(free, freeQ) >= batch || len(slots) == 0) {
 			var err error
-			if got, err = claimer.Claim(ctx, scope, free); err != nil {
+			if got, err = claimer.Claim(ctx, scope, free, max(1, freeQ)); err != nil {
 				if ctx.Err() != nil {
 					break
 				}
@@ -234,6 +249,9 @@ func (w *Worker) Work(ctx context.Context) (WorkStats, error) {
 				continue
 			}
 			slots <- struct{}{}
+			mu.Lock()
+			held += len(cl.Questions)
+			mu.Unlock()
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -245,6 +263,11 @@ func (w *Worker) Work(ctx context.Context) (WorkStats, error) {
 					}
 				}()
 				res, err := w.doItem(ctx, b, r, cl)
+				defer func() {
+					mu.Lock()
+					held -= len(cl.Questions)
+					mu.Unlock()
+				}()
 				refusal := err != nil && r.itemsErr != nil && errors.Is(err, r.itemsErr)
 				if refusal || err != nil && !errors.Is(err, runstore.ErrClaimLost) && ctx.Err() != nil {
 					// Stopping: the item goes back to the queue at once.

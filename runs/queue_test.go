@@ -112,7 +112,7 @@ func testQueuedRunEqualsOneProcess(t *testing.T, backend string) {
 				go func() {
 					defer wg.Done()
 					for {
-						got, err := cl.Claim(ctx, []string{spec.ID()}, 2)
+						got, err := cl.Claim(ctx, []string{spec.ID()}, 2, 0)
 						if err != nil || len(got) == 0 {
 							if err != nil {
 								t.Error(err)
@@ -203,7 +203,7 @@ func testTakeOverAPersona(t *testing.T, backend string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := a.Claim(ctx, nil, 1)
+	got, err := a.Claim(ctx, nil, 1, 0)
 	if err != nil || len(got) != 1 || len(got[0].Questions) != len(d.Questions) {
 		t.Fatalf("claim %v (%v), want the persona's %d questions", got, err, len(d.Questions))
 	}
@@ -235,11 +235,11 @@ func testTakeOverAPersona(t *testing.T, backend string) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	if again, err := b.Claim(ctx, nil, 1); err != nil || len(again) != 0 {
+	if again, err := b.Claim(ctx, nil, 1, 0); err != nil || len(again) != 0 {
 		t.Fatalf("claimed %v (%v) while the first lease holds", again, err)
 	}
 	time.Sleep(2 * lease)
-	again, err := b.Claim(ctx, nil, 1)
+	again, err := b.Claim(ctx, nil, 1, 0)
 	if err != nil || len(again) != 1 || again[0].Token() != 2 {
 		t.Fatalf("claim after the lease: %v (%v)", again, err)
 	}
@@ -276,7 +276,7 @@ func TestItemsRefuseAnotherRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	got, err := c.Claim(ctx, nil, 1)
+	got, err := c.Claim(ctx, nil, 1, 0)
 	if err != nil || len(got) != 1 {
 		t.Fatal(got, err)
 	}

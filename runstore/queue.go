@@ -24,13 +24,15 @@ const queueMigration = `
 CREATE TABLE jobs (
 	run_id     TEXT PRIMARY KEY NOT NULL REFERENCES runs(id),
 	job        TEXT NOT NULL,              -- Job as JSON
-	created_at INTEGER NOT NULL            -- unix milliseconds of the first enqueue
+	created_at INTEGER NOT NULL,           -- unix milliseconds of the first enqueue
+	largest    INTEGER NOT NULL DEFAULT 1  -- questions of the run's largest item
 );
 CREATE TABLE work (
 	run_id     TEXT NOT NULL REFERENCES runs(id),
 	item       TEXT NOT NULL,              -- Item.Key
 	seq        INTEGER NOT NULL,           -- claim order within the run
 	questions  TEXT NOT NULL,              -- Item.Questions as a JSON list, in asking order
+	size       INTEGER NOT NULL,           -- how many
 	state      TEXT NOT NULL DEFAULT 'todo', -- todo, claimed or done
 	owner      TEXT NOT NULL DEFAULT '',   -- "host pid token" of the claiming worker
 	claims     INTEGER NOT NULL DEFAULT 0, -- times claimed: the claim's fencing token
@@ -45,13 +47,15 @@ const pgQueueMigration = `
 CREATE TABLE jobs (
 	run_id     TEXT COLLATE "C" PRIMARY KEY NOT NULL REFERENCES runs(id) DEFERRABLE INITIALLY DEFERRED,
 	job        TEXT NOT NULL,
-	created_at BIGINT NOT NULL
+	created_at BIGINT NOT NULL,
+	largest    INTEGER NOT NULL DEFAULT 1
 );
 CREATE TABLE work (
 	run_id     TEXT COLLATE "C" NOT NULL REFERENCES runs(id) DEFERRABLE INITIALLY DEFERRED,
 	item       TEXT COLLATE "C" NOT NULL,
 	seq        INTEGER NOT NULL,
 	questions  TEXT NOT NULL,
+	size       INTEGER NOT NULL,
 	state      TEXT NOT NULL DEFAULT 'todo',
 	owner      TEXT NOT NULL DEFAULT '',
 	claims     INTEGER NOT NULL DEFAULT 0,
@@ -185,16 +189,20 @@ func (s *Store) Enqueue(ctx context.Context, spec record.Spec, job Job, items []
 	if err != nil {
 		return fail(err)
 	}
-	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO jobs (run_id, job, created_at) VALUES (?,?,?)
-		ON CONFLICT(run_id) DO UPDATE SET job = excluded.job`), id, string(jobJSON), now.UnixMilli()); err != nil {
+	largest := 0
+	for _, it := range items {
+		largest = max(largest, len(it.Questions))
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO jobs (run_id, job, created_at, largest) VALUES (?,?,?,?)
+		ON CONFLICT(run_id) DO UPDATE SET job = excluded.job, largest = excluded.largest`), id, string(jobJSON), now.UnixMilli(), largest); err != nil {
 		return fail(err)
 	}
 	const batch = 500
 	for start := 0; start < len(items); start += batch {
 		part := items[start:min(start+batch, len(items))]
 		var b strings.Builder
-		b.WriteString(`INSERT INTO work (run_id, item, seq, questions) VALUES `)
-		args := make([]any, 0, 4*len(part))
+		b.WriteString(`INSERT INTO work (run_id, item, seq, questions, size) VALUES `)
+		args := make([]any, 0, 5*len(part))
 		for i, it := range part {
 			if it.Key == "" || len(it.Questions) == 0 {
 				return fail(fmt.Errorf("work item %d (%q) has no key or no questions", start+i, it.Key))
@@ -206,10 +214,10 @@ func (s *Store) Enqueue(ctx context.Context, spec record.Spec, job Job, items []
 			if i > 0 {
 				b.WriteString(",")
 			}
-			b.WriteString("(?,?,?,?)")
-			args = append(args, id, s.text(it.Key), start+i, string(qs))
+			b.WriteString("(?,?,?,?,?)")
+			args = append(args, id, s.text(it.Key), start+i, string(qs), len(it.Questions))
 		}
-		b.WriteString(` ON CONFLICT(run_id, item) DO UPDATE SET seq = excluded.seq, questions = excluded.questions,
+		b.WriteString(` ON CONFLICT(run_id, item) DO UPDATE SET seq = excluded.seq, questions = excluded.questions, size = excluded.size,
 			state = CASE WHEN work.state = 'done' THEN 'todo' ELSE work.state END`)
 		if _, err := tx.ExecContext(ctx, s.q(b.String()), args...); err != nil {
 			return fail(err)
@@ -409,17 +417,25 @@ func (c *Claimer) Renew(ctx context.Context) error {
 	return nil
 }
 
-// Claim claims up to max work items of the runs named (every queued run
-// when none is), first enqueued run first and in each run in item order:
-// items never claimed or given back, and items whose claim's lease ran
-// out (their worker died or lost the store). It returns none when there
-// is nothing to claim. Runs held by a live process through Begin are left
-// alone. On PostgreSQL, concurrent claimers skip each other's rows (FOR
-// UPDATE SKIP LOCKED) in short read-committed transactions, so no item is
+// Claim claims up to maxItems work items of the runs named (every queued
+// run when none is), holding up to maxQuestions questions in all (0 = no
+// bound; the first item is claimed whatever its size): items never
+// claimed or given back, and items whose claim's lease ran out (their
+// worker died or lost the store). The runs whose items are the largest
+// (a persona's questions) come first, then the first enqueued, and in
+// each run the items in order: the long items start early and the short
+// ones fill in at the end, so that no worker is left alone with a long
+// item while the others are idle. It returns none when there is nothing
+// to claim. Runs held by a live process through Begin are left alone. On
+// PostgreSQL, concurrent claimers skip each other's rows (FOR UPDATE
+// SKIP LOCKED) in short read-committed transactions, so no item is
 // claimed twice and no claimer waits for another.
-func (c *Claimer) Claim(ctx context.Context, runIDs []string, max int) ([]*Claim, error) {
-	if max <= 0 {
+func (c *Claimer) Claim(ctx context.Context, runIDs []string, maxItems, maxQuestions int) ([]*Claim, error) {
+	if maxItems <= 0 {
 		return nil, nil
+	}
+	if maxQuestions <= 0 {
+		maxQuestions = int(^uint(0) >> 1)
 	}
 	s := c.s
 	fail := func(err error) ([]*Claim, error) {
@@ -447,7 +463,7 @@ func (c *Claimer) Claim(ctx context.Context, runIDs []string, max int) ([]*Claim
 	}
 	rows, err := tx.QueryContext(ctx, s.q(`SELECT j.run_id FROM jobs j
 		WHERE EXISTS (SELECT 1 FROM work w WHERE w.run_id = j.run_id AND w.state <> 'done')`+filter+`
-		ORDER BY j.created_at, j.run_id`), args...)
+		ORDER BY j.largest DESC, j.created_at, j.run_id`), args...)
 	if err != nil {
 		return fail(err)
 	}
@@ -469,8 +485,10 @@ func (c *Claimer) Claim(ctx context.Context, runIDs []string, max int) ([]*Claim
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
 	var got []*Claim
+	questions := 0
+	full := func() bool { return len(got) == maxItems || len(got) > 0 && questions >= maxQuestions }
 	for _, id := range open {
-		if len(got) == max {
+		if full() {
 			break
 		}
 		// A process starting the run through Begin holds its advisory lock
@@ -491,12 +509,15 @@ func (c *Claimer) Claim(ctx context.Context, runIDs []string, max int) ([]*Claim
 		}
 		rows, err := tx.QueryContext(ctx, s.q(`SELECT item, questions, claims FROM work
 			WHERE run_id = ? AND state <> 'done' AND (state = 'todo' OR expires_at < ?) ORDER BY seq LIMIT ?`+lock),
-			id, now.UnixMilli(), max-len(got))
+			id, now.UnixMilli(), maxItems-len(got))
 		if err != nil {
 			return fail(err)
 		}
 		first := len(got)
 		for rows.Next() {
+			if full() {
+				break // the rows left are unlocked at commit
+			}
 			cl := &Claim{c: c, RunID: id}
 			var qs string
 			if err := rows.Scan(&cl.Key, &qs, &cl.token); err != nil {
@@ -509,6 +530,7 @@ func (c *Claimer) Claim(ctx context.Context, runIDs []string, max int) ([]*Claim
 			}
 			cl.token++
 			got = append(got, cl)
+			questions += len(cl.Questions)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {

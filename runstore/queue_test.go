@@ -71,7 +71,7 @@ func testQueueEachItemOnce(t *testing.T, backend string) {
 		go func() {
 			defer wg.Done()
 			for {
-				cls, err := c.Claim(ctx, nil, 3)
+				cls, err := c.Claim(ctx, nil, 3, 0)
 				if err != nil {
 					t.Error(err)
 					return
@@ -154,7 +154,7 @@ func testClaimLostWritesNothing(t *testing.T, backend string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := a.Claim(ctx, []string{spec.ID()}, 1)
+	got, err := a.Claim(ctx, []string{spec.ID()}, 1, 0)
 	if err != nil || len(got) != 1 {
 		t.Fatalf("claim: %d (%v)", len(got), err)
 	}
@@ -166,13 +166,13 @@ func testClaimLostWritesNothing(t *testing.T, backend string) {
 	defer b.Close()
 	// While A renews its claim, B gets the other item only.
 	time.Sleep(2 * lease)
-	other, err := b.Claim(ctx, nil, 5)
+	other, err := b.Claim(ctx, nil, 5, 0)
 	if err != nil || len(other) != 1 || other[0].Key == old.Key {
 		t.Fatalf("B claimed %v (%v) while A holds %s: want the other item only", other, err, old.Key)
 	}
 	a.Close() // A stops renewing, as a dead or cut-off worker does
 	time.Sleep(2 * lease)
-	taken, err := b.Claim(ctx, nil, 5)
+	taken, err := b.Claim(ctx, nil, 5, 0)
 	if err != nil || len(taken) != 1 || taken[0].Key != old.Key || taken[0].Token() != 2 {
 		t.Fatalf("B claimed %v (%v), want %s with token 2 after A's lease ran out", taken, err, old.Key)
 	}
@@ -206,14 +206,14 @@ func testClaimLostWritesNothing(t *testing.T, backend string) {
 	if err := taken[0].Abandon(ctx); err != nil {
 		t.Fatal(err)
 	}
-	first, err := c.Claim(ctx, nil, 1)
+	first, err := c.Claim(ctx, nil, 1, 0)
 	if err != nil || len(first) != 1 {
 		t.Fatalf("claim: %v (%v)", first, err)
 	}
 	if _, err := stA.Exec(`UPDATE work SET expires_at = 0 WHERE item = ?`, first[0].Key); err != nil {
 		t.Fatal(err)
 	}
-	again, err := c.Claim(ctx, nil, 1)
+	again, err := c.Claim(ctx, nil, 1, 0)
 	if err != nil || len(again) != 1 || again[0].Key != first[0].Key || again[0].Token() != first[0].Token()+1 {
 		t.Fatalf("claim again: %v (%v)", again, err)
 	}
@@ -243,7 +243,7 @@ func testQueueAndLeaseExclude(t *testing.T, backend string) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	cls, err := c.Claim(ctx, nil, 1)
+	cls, err := c.Claim(ctx, nil, 1, 0)
 	if err != nil || len(cls) != 1 {
 		t.Fatalf("claim: %v (%v)", cls, err)
 	}
@@ -257,7 +257,7 @@ func testQueueAndLeaseExclude(t *testing.T, backend string) {
 	if err != nil {
 		t.Fatalf("Begin once no claim is live: %v", err)
 	}
-	if got, err := c.Claim(ctx, nil, 5); err != nil || len(got) != 0 {
+	if got, err := c.Claim(ctx, nil, 5, 0); err != nil || len(got) != 0 {
 		t.Errorf("claimed %v (%v) while a process holds the run's lease", got, err)
 	}
 	if err := st.Enqueue(ctx, spec, runstore.Job{}, queueItems(3)); !errors.Is(err, runstore.ErrRunBusy) {
@@ -266,7 +266,7 @@ func testQueueAndLeaseExclude(t *testing.T, backend string) {
 	if err := l.Release(retrieval.Meter{}, time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := c.Claim(ctx, nil, 5); err != nil || len(got) != 3 {
+	if got, err := c.Claim(ctx, nil, 5, 0); err != nil || len(got) != 3 {
 		t.Errorf("claimed %d (%v) after the lease was released, want 3", len(got), err)
 	}
 }
@@ -289,7 +289,7 @@ func testEnqueueAgain(t *testing.T, backend string) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	cls, err := c.Claim(ctx, nil, 2)
+	cls, err := c.Claim(ctx, nil, 2, 0)
 	if err != nil || len(cls) != 2 {
 		t.Fatalf("claim: %v (%v)", cls, err)
 	}
@@ -390,5 +390,41 @@ func testLoadQuestionsAndSpend(t *testing.T, backend string) {
 	ri, err := st.Run(spec.ID())
 	if err != nil || ri.Meter.QueryCalls != 6 || ri.Sessions != 2 || ri.Seconds != 4 {
 		t.Errorf("run %+v (%v), want 6 query calls, 2 sessions, 4 s", ri, err)
+	}
+}
+
+// TestClaimLargestFirst: the runs whose items are the largest (a
+// persona's questions) are claimed first, whatever order they were
+// enqueued in, and a claim holds no more questions than asked for (but
+// at least one item).
+func TestClaimLargestFirst(t *testing.T) {
+	runtest.EachBackend(t, testClaimLargestFirst)
+}
+
+func testClaimLargestFirst(t *testing.T, backend string) {
+	ctx := context.Background()
+	st := runtest.OpenStoreOn(t, backend)
+	small, large := sampleSpec(t, 13), sampleSpec(t, 14)
+	enqueue(t, st, small, 5)
+	personas := []runstore.Item{{Key: "corpus a", Questions: []string{"a1", "a2", "a3"}}, {Key: "corpus b", Questions: []string{"b1", "b2", "b3"}}}
+	if err := st.Enqueue(ctx, large, runstore.Job{}, personas); err != nil {
+		t.Fatal(err)
+	}
+	c, err := st.NewClaimer(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got, err := c.Claim(ctx, nil, 10, 4)
+	if err != nil || len(got) != 2 || got[0].Key != "corpus a" || got[1].Key != "corpus b" {
+		t.Fatalf("claimed %v (%v), want both personas (3 + 3 questions: past 4 with the second)", got, err)
+	}
+	got, err = c.Claim(ctx, nil, 10, 2)
+	if err != nil || len(got) != 2 || got[0].RunID != small.ID() || got[0].Key != "q0" {
+		t.Fatalf("claimed %v (%v), want the first 2 items of the other run", got, err)
+	}
+	got, err = c.Claim(ctx, nil, 1, 0)
+	if err != nil || len(got) != 1 || got[0].Key != "q2" {
+		t.Fatalf("claimed %v (%v), want q2", got, err)
 	}
 }

@@ -27,7 +27,8 @@ func cmdWorker(args []string, stdout, stderr io.Writer) error {
 	all := fs.Bool("all", false, "work every queued run, those enqueued meanwhile too")
 	fs.Var(listFlag{&data}, "data", "a dataset the queued runs use (repeatable; recognized by fingerprint; sample = the bundled sample); default: the path the run was enqueued with")
 	errata := fs.String("errata", "", "errata CSV applied to every -data dataset")
-	items := fs.Int("items", grid.DefaultItems, "work items done at once")
+	items := fs.Int("items", grid.DefaultItems, "work items done at once, at most")
+	hold := fs.Int("hold", grid.DefaultHold, "questions held at once in claimed items (an item larger than that, a persona's questions, is claimed when fewer are held)")
 	workers := fs.Int("workers", 0, "questions of one item read and judged at once (0 = 32); the endpoints' limits bound the calls in flight")
 	lease := fs.Duration("lease", runstore.LeaseTimeout, "how long a claim lasts without renewal: the items of a worker that dies are taken over after it")
 	wait := fs.Bool("wait", false, "keep waiting for more work once every run is done, until interrupted")
@@ -51,7 +52,7 @@ func cmdWorker(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	w := grid.Worker{Store: st, Items: *items, Workers: *workers, Lease: *lease, Wait: *wait, Poll: *poll}
+	w := grid.Worker{Store: st, Items: *items, Hold: *hold, Workers: *workers, Lease: *lease, Wait: *wait, Poll: *poll}
 	if !*quiet {
 		w.Log = stderr
 	}

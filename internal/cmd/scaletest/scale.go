@@ -97,6 +97,12 @@ type Phase struct {
 	// workers sending the same prompt at once, which the call cache
 	// coalesces within a process only).
 	KillRepeats int
+	// CPU is the processor time the phase's memlab processes, the
+	// PostgreSQL server and the fake endpoint (this process) used.
+	CPU, PostgresCPU, EndpointCPU time.Duration
+	// Load is the host's one-minute load average at the phase's end
+	// (other work on the machine included).
+	Load string
 	// Logs is where the processes' output is.
 	Logs []string
 }
@@ -275,6 +281,53 @@ type scale struct {
 	env  []string
 	mu   sync.Mutex
 	live map[*exec.Cmd]bool
+	cpu  time.Duration // of the memlab processes waited for
+}
+
+// cpuMark is the processor time used so far by the memlab processes,
+// PostgreSQL (its postmaster and the backends that ended) and this
+// process.
+type cpuMark struct{ memlab, pg, self time.Duration }
+
+func (s *scale) mark() cpuMark {
+	s.mu.Lock()
+	m := cpuMark{memlab: s.cpu}
+	s.mu.Unlock()
+	m.pg = procCPU(s.pg.pid)
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		m.self = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	return m
+}
+
+// since fills p's processor times from m to now.
+func (s *scale) since(p *Phase, m cpuMark) {
+	now := s.mark()
+	p.CPU, p.PostgresCPU, p.EndpointCPU = now.memlab-m.memlab, now.pg-m.pg, now.self-m.self
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			p.Load = f[0]
+		}
+	}
+}
+
+// procCPU is the processor time of process pid and of its children that
+// ended (/proc/PID/stat: utime, stime, cutime, cstime).
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	var ticks int64
+	for _, i := range []int{11, 12, 13, 14} { // fields 14-17 of the file
+		if i < len(f) {
+			n, _ := strconv.ParseInt(f[i], 10, 64)
+			ticks += n
+		}
+	}
+	return time.Duration(ticks) * time.Second / 100 // USER_HZ
 }
 
 // Run runs the scale test cfg, writing what it does to log.
@@ -421,6 +474,9 @@ func (s *scale) wait(cmd *exec.Cmd, logPath string) error {
 	err := cmd.Wait()
 	s.mu.Lock()
 	delete(s.live, cmd)
+	if ps := cmd.ProcessState; ps != nil {
+		s.cpu += ps.UserTime() + ps.SystemTime()
+	}
 	s.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("%s: %w (log %s:\n%s)", strings.Join(cmd.Args, " "), err, logPath, tail(logPath, 20))
@@ -461,6 +517,7 @@ func (s *scale) reference(ctx context.Context, total int) (Phase, map[string][]r
 	}
 	s.logf("%s: %d questions", p.Name, total)
 	s.fake.Reset()
+	mark := s.mark()
 	start := time.Now()
 	cmd, logPath, err := s.start(ctx, "reference", "", s.gridArgs(store)...)
 	if err != nil {
@@ -488,6 +545,7 @@ func (s *scale) reference(ctx context.Context, total int) (Phase, map[string][]r
 		return p, nil, err
 	}
 	p.Wall, p.Work = time.Since(start), last.Sub(first)
+	s.since(&p, mark)
 	recs, err := s.collect(&p, store, total, nil)
 	return p, recs, err
 }
@@ -513,6 +571,7 @@ func (s *scale) queued(ctx context.Context, name string, n, total int, kill bool
 		return p, nil, err
 	}
 	s.fake.Reset()
+	mark := s.mark()
 	start := time.Now()
 	cmds := make([]*exec.Cmd, n)
 	logs := make([]string, n)
@@ -570,6 +629,10 @@ func (s *scale) queued(ctx context.Context, name string, n, total int, kill bool
 		return p, nil, err
 	}
 	p.Wall, p.Work = time.Since(start), last.Sub(first)
+	// The workers' PostgreSQL sessions end with them: their backends'
+	// time is the postmaster's once they have exited.
+	time.Sleep(500 * time.Millisecond)
+	s.since(&p, mark)
 	if kill && p.KilledAt == 0 {
 		return p, nil, fmt.Errorf("%s: the grid finished before a worker could be killed", p.Name)
 	}
@@ -771,8 +834,8 @@ func (r *Report) Markdown() string {
 			base = p.WorkThroughput()
 		}
 	}
-	fmt.Fprintln(&b, "| run | wall | questions/s (wall) | first to last record | questions/s (records) | x one worker's, per worker | model calls | sent again | served by the cache | lost | failed | records equal the one-process run's |")
-	fmt.Fprintln(&b, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+	fmt.Fprintln(&b, "| run | wall | questions/s (wall) | first to last record | questions/s (records) | x one worker's, per worker | CPU s: memlab + PostgreSQL + endpoint | load | model calls | sent again | served by the cache | lost | failed | records equal the one-process run's |")
+	fmt.Fprintln(&b, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 	for _, p := range r.Phases {
 		eff := ""
 		if p.Workers > 0 && base > 0 && !strings.Contains(p.Name, "killed") {
@@ -782,8 +845,9 @@ func (r *Report) Markdown() string {
 		if !p.Same {
 			same = "NO"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %.1f | %s | %.1f | %s | %d | %d | %d | %d | %d | %s |\n", p.Name, p.Wall.Round(100*time.Millisecond), p.Throughput(),
-			p.Work.Round(100*time.Millisecond), p.WorkThroughput(), eff, p.Calls, p.Calls-p.Distinct, p.Cached, p.Lost, p.Failed, same)
+		cpu := fmt.Sprintf("%.0f + %.0f + %.0f", p.CPU.Seconds(), p.PostgresCPU.Seconds(), p.EndpointCPU.Seconds())
+		fmt.Fprintf(&b, "| %s | %s | %.1f | %s | %.1f | %s | %s | %s | %d | %d | %d | %d | %d | %s |\n", p.Name, p.Wall.Round(100*time.Millisecond), p.Throughput(),
+			p.Work.Round(100*time.Millisecond), p.WorkThroughput(), eff, cpu, p.Load, p.Calls, p.Calls-p.Distinct, p.Cached, p.Lost, p.Failed, same)
 	}
 	for _, p := range r.Phases {
 		if p.KilledAt > 0 {
