@@ -213,7 +213,7 @@ func (it *Items) Do(ctx context.Context, cl *runstore.Claim, sys retrieval.Syste
 	if workers <= 0 {
 		workers = DefaultWorkers
 	}
-	e.attempts, e.replay, e.prog, e.workers = stored.Attempts, true, prog, workers
+	e.attempts, e.replay, e.prog, e.workers = stored.Attempts, true, prog, max(1, min(workers, len(e.qs)))
 	e.put = func(ctx context.Context, i, attempt int, rec record.Record) error {
 		return cl.Put(ctx, i, attempt, rec)
 	}

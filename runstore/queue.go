@@ -237,8 +237,8 @@ type QueueInfo struct {
 	// or given back), Claimed being worked (Expired of them with a lease
 	// that ran out: a worker may take them over), Done finished.
 	Items, Todo, Claimed, Expired, Done int
-	// Retaken is the items claimed more than once: given back, or taken
-	// over from a worker whose lease ran out.
+	// Retaken is the items claimed more than once: given back, taken over
+	// from a worker whose lease ran out, or enqueued again once done.
 	Retaken int
 	// Workers are the owners ("host pid token") of the live claims,
 	// sorted.

@@ -211,10 +211,12 @@
 // tables. -json prints one JSON document instead: the fields of runs list
 // -json and store, questions_hash, judges, params, meter (ingest_calls,
 // ingest_tokens, ingest_embeds, query_calls, query_tokens, query_embeds),
-// failed_attempts, failed_questions, owner and summaries: [{group ("" for
-// all questions, else a task), questions, failed, with_gold, no_gold,
-// recall_flat, all_all, all_any, any_all, any_any, mrr, ndcg, metrics:
-// [{name, column, kind, mean, n, failed}]}]; an undefined mean is null.
+// failed_attempts, failed_questions, owner, queue (a run enqueued for
+// workers: {items, todo, claimed, expired, done, retaken, workers}) and
+// summaries: [{group ("" for all questions, else a task), questions,
+// failed, with_gold, no_gold, recall_flat, all_all, all_any, any_all,
+// any_any, mrr, ndcg, metrics: [{name, column, kind, mean, n, failed}]}];
+// an undefined mean is null.
 //
 // # runs diff
 //

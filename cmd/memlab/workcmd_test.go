@@ -65,6 +65,10 @@ func TestGridQueueAndWorker(t *testing.T) {
 	if worked != alone || !strings.Contains(worked, "timeline") {
 		t.Errorf("the queued grid's comparison:\n%s\nthe grid run here:\n%s", worked, alone)
 	}
+	code, shown, _ := memlab(t, "runs", "show", "-store", store, "timeline")
+	if code != 0 || !strings.Contains(shown, "work queue:     2 items: 0 to do, 0 claimed (0 with a lease run out), 2 done, 2 claimed again; 0 workers") {
+		t.Errorf("runs show of the queued timeline run:\n%s", shown)
+	}
 	st, err := runstore.OpenReadOnly(store)
 	if err != nil {
 		t.Fatal(err)

@@ -41,7 +41,7 @@ func TestConcurrencyAndRepeats(t *testing.T) {
 	if st.MaxAnswering < 1 || st.MaxAnswering > 2 {
 		t.Errorf("%d calls answered at once, want at most 2", st.MaxAnswering)
 	}
-	if st.ModelCalls != 8 || st.Distinct != 6 || st.ByClient["127.0.0.1"] != 8 || len(st.InFlightByClient) != 0 || st.RepeatedFrom["127.0.0.1"] != 2 {
+	if st.ModelCalls != 8 || st.Distinct != 6 || st.ByClient["127.0.0.1"] != 8 || len(st.InFlightByClient) != 0 || st.RepeatedFrom["127.0.0.1"] != 2 || st.AnsweredByClient["127.0.0.1"] != 8 {
 		t.Errorf("stats %+v, want 8 calls, 6 distinct, 8 from 127.0.0.1, none in flight", st)
 	}
 	if n := len(s.Calls()); n != 0 {

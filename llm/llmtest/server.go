@@ -192,6 +192,9 @@ type Stats struct {
 	// the host of the client that sent their body first: the calls of a
 	// client that died, sent again by the others.
 	RepeatedFrom map[string]int
+	// AnsweredByClient counts the model calls answered (or ended) by the
+	// client's host.
+	AnsweredByClient map[string]int
 	// MaxAnswering is the most model calls in their latency at once
 	// (Options.Concurrency bounds it).
 	MaxAnswering int
@@ -227,6 +230,7 @@ type Server struct {
 	modelCalls  int
 	bodies      map[[32]byte]string // the first client of each body
 	repeatedBy  map[string]int
+	answeredBy  map[string]int
 	byClient    map[string]int
 	clientsIn   map[string]int
 	slots       chan struct{} // Options.Concurrency
@@ -347,6 +351,7 @@ func (s *Server) Stats() Stats {
 		Distinct:         len(s.bodies),
 		ByClient:         maps.Clone(s.byClient),
 		RepeatedFrom:     maps.Clone(s.repeatedBy),
+		AnsweredByClient: maps.Clone(s.answeredBy),
 		InFlightByClient: map[string]int{},
 	}
 	for k, v := range s.clientsIn {
@@ -429,6 +434,7 @@ func (s *Server) resetLocked() {
 	s.maxAnswer = s.answering
 	s.bodies = map[[32]byte]string{}
 	s.repeatedBy = map[string]int{}
+	s.answeredBy = map[string]int{}
 	s.byClient = map[string]int{}
 	s.clientsIn = map[string]int{}
 	s.replies = append([]string(nil), s.opts.Replies...)
@@ -479,6 +485,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			s.mu.Lock()
 			s.clientsIn[client]--
+			s.answeredBy[client]++
 			s.mu.Unlock()
 		}()
 		n = s.nextCall()

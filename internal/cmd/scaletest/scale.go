@@ -91,7 +91,11 @@ type Phase struct {
 	// after), and the items claimed more than once by the end.
 	KilledAt       int
 	InFlightAtKill int
-	Retaken        int
+	// AnsweredBeforeKill is the killed worker's calls the endpoint
+	// answered in the 2 s before the kill: a call answered but not yet in
+	// the worker's call cache when it died is sent again too.
+	AnsweredBeforeKill int
+	Retaken            int
 	// KillRepeats is the calls the killed worker had sent that the others
 	// sent again after the kill (the rest of Calls - Distinct: two
 	// workers sending the same prompt at once, which the call cache
@@ -606,18 +610,35 @@ func (s *scale) queued(ctx context.Context, name string, n, total int, kill bool
 	repeatsBefore := 0
 	if kill {
 		killed := false
+		type answered struct {
+			at time.Time
+			n  int
+		}
+		var history []answered
 		onProgress = func(done int) {
-			if killed || float64(done) < s.cfg.KillAt*float64(total) {
+			victim := s.net.addr(0)
+			if killed {
+				return
+			}
+			now := time.Now()
+			history = append(history, answered{now, s.fake.Stats().AnsweredByClient[victim]})
+			if float64(done) < s.cfg.KillAt*float64(total) {
 				return
 			}
 			killed = true
-			victim := s.net.addr(0)
 			before := s.fake.Stats().InFlightByClient[victim]
 			_ = cmds[0].Process.Signal(syscall.SIGKILL)
 			st := s.fake.Stats()
 			repeatsBefore = st.RepeatedFrom[victim]
 			p.KilledAt, p.InFlightAtKill = done, max(before, st.InFlightByClient[victim])
-			s.logf("killed worker 1 (pid %d, %s) at %d of %d records, %d of its calls in flight", cmds[0].Process.Pid, s.net.addr(0), done, total, p.InFlightAtKill)
+			for _, h := range history {
+				if now.Sub(h.at) <= 2*time.Second {
+					p.AnsweredBeforeKill = st.AnsweredByClient[victim] - h.n
+					break
+				}
+			}
+			s.logf("killed worker 1 (pid %d, %s) at %d of %d records, %d of its calls in flight, %d answered in the 2 s before",
+				cmds[0].Process.Pid, victim, done, total, p.InFlightAtKill, p.AnsweredBeforeKill)
 		}
 	}
 	first, last, werr := s.watch(ctx, host, total, allExited, onProgress)
@@ -851,11 +872,11 @@ func (r *Report) Markdown() string {
 	}
 	for _, p := range r.Phases {
 		if p.KilledAt > 0 {
-			fmt.Fprintf(&b, "\nThe kill: worker 1 got SIGKILL when %d of %d records were written, with %d of its model calls in flight; "+
-				"%d work items were claimed again (taken over once its claims' lease ran out); %d of its calls reached the endpoint again "+
-				"from the workers that took its items over (of the %d calls sent again in that run; the others: two workers sending the same prompt at once), "+
-				"and the records count %d calls served by the call cache.\n",
-				p.KilledAt, p.Questions, p.InFlightAtKill, p.Retaken, p.KillRepeats, p.Calls-p.Distinct, p.Cached)
+			fmt.Fprintf(&b, "\nThe kill: worker 1 got SIGKILL when %d of %d records were written, with %d of its model calls in flight at the endpoint "+
+				"and %d answered to it in the 2 s before; %d work items were claimed again (taken over once its claims' lease ran out); %d of its calls "+
+				"reached the endpoint again from the workers that took its items over (of the %d calls sent again in that run; the others: two workers "+
+				"sending the same prompt at once), and the records count %d calls served by the call cache.\n",
+				p.KilledAt, p.Questions, p.InFlightAtKill, p.AnsweredBeforeKill, p.Retaken, p.KillRepeats, p.Calls-p.Distinct, p.Cached)
 		}
 	}
 	return b.String()
