@@ -73,6 +73,15 @@ type Grid struct {
 	// offline, 16 with a model client: points then mostly wait on the
 	// endpoints, whose limits bound the calls in flight).
 	Concurrency int
+	// Queue, when not QueueNone, puts the points in the run store's work
+	// queue for workers (memlab worker, on any number of machines) instead
+	// of running them here: QueueEnqueue returns at once, QueueWork works
+	// the queue too until every point is done. Unset, it is read from
+	// QueueEnv.
+	Queue QueueMode
+	// Worker sets how this process works the queue with QueueWork (its
+	// Store, Runs, Datasets and Env are the grid's).
+	Worker Worker
 }
 
 // point is one resolved point of a grid.
@@ -299,15 +308,61 @@ func splitTop(s string, sep rune) []string {
 // the work points share counted once: a memory's building at the first
 // point that builds it, its searches at one point per depth.
 func (g Grid) Run(ctx context.Context) (*reports.Set, error) {
-	pts, _, err := g.resolve()
+	if mode := g.queueMode(); mode != QueueNone && !llm.DryRun() {
+		return g.runQueued(ctx, mode)
+	}
+	pts, set, env, err := g.prepare(ctx)
 	if err != nil {
 		return nil, err
+	}
+	b := newBuilder(env, pts, set)
+	prog := newGridProgress(g.Options, set, pts)
+	conc := g.Concurrency
+	if conc <= 0 {
+		conc = runtime.GOMAXPROCS(0)
+		if env.Client != nil {
+			conc = 16
+		}
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, conc)
+	for i := range pts {
+		if set.Points[i].Skipped != nil || set.Points[i].Err != nil {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			res, err := g.runPoint(ctx, b, pts[i], set.Points[i].Label, prog.point(i))
+			set.Points[i].Result, set.Points[i].Err = res, err
+			if errors.Is(err, retrieval.ErrNeedsModel) {
+				set.Points[i].Result, set.Points[i].Err, set.Points[i].Skipped = nil, nil, err
+			}
+		}()
+	}
+	wg.Wait()
+	prog.finish()
+	if llm.DryRun() {
+		b.shareEstimates(pts, set)
+	}
+	return set, nil
+}
+
+// prepare resolves the grid's points and makes their set, each point
+// skipped when it needs a model and env has none (and judges that need
+// one left out, said in the notes).
+func (g Grid) prepare(ctx context.Context) ([]point, *reports.Set, catalog.Env, error) {
+	pts, _, err := g.resolve()
+	if err != nil {
+		return nil, nil, catalog.Env{}, err
 	}
 	env := catalog.Env{}
 	if g.Env != nil {
 		env = *g.Env
 	} else if env.Client, err = llm.DefaultIfConfigured(); err != nil {
-		return nil, fmt.Errorf("grid: the configured model endpoint: %w", err)
+		return nil, nil, env, fmt.Errorf("grid: the configured model endpoint: %w", err)
 	}
 	env.Context = ctx
 	offline := env.Client == nil
@@ -358,39 +413,7 @@ func (g Grid) Run(ctx context.Context) (*reports.Set, error) {
 		}
 	}
 
-	b := newBuilder(env, pts, set)
-	prog := newGridProgress(g.Options, set, pts)
-	conc := g.Concurrency
-	if conc <= 0 {
-		conc = runtime.GOMAXPROCS(0)
-		if !offline {
-			conc = 16
-		}
-	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, conc)
-	for i := range pts {
-		if set.Points[i].Skipped != nil || set.Points[i].Err != nil {
-			continue
-		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			res, err := g.runPoint(ctx, b, pts[i], set.Points[i].Label, prog.point(i))
-			set.Points[i].Result, set.Points[i].Err = res, err
-			if errors.Is(err, retrieval.ErrNeedsModel) {
-				set.Points[i].Result, set.Points[i].Err, set.Points[i].Skipped = nil, nil, err
-			}
-		}()
-	}
-	wg.Wait()
-	prog.finish()
-	if llm.DryRun() {
-		b.shareEstimates(pts, set)
-	}
-	return set, nil
+	return pts, set, env, nil
 }
 
 // shareEstimates makes a dry run's estimates say what the grid will
@@ -444,7 +467,7 @@ func (g Grid) runPoint(ctx context.Context, b *builder, p point, lbl string, pro
 	if err != nil {
 		return nil, err
 	}
-	rd, err := b.reader(p)
+	rd, err := b.reader(p.reader)
 	if err != nil {
 		return nil, err
 	}
@@ -577,15 +600,15 @@ func (b *builder) system(p point, building func()) (retrieval.System, error) {
 	return s.shared.View(), nil
 }
 
-// reader returns p's reader, built once per spec.
-func (b *builder) reader(p point) (generate.Reader, error) {
-	key := p.reader.String()
+// reader returns the reader of spec s, built once per spec.
+func (b *builder) reader(s *catalog.Spec) (generate.Reader, error) {
+	key := s.String()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if r, ok := b.rds[key]; ok {
 		return r, nil
 	}
-	built, err := p.reader.Build(&b.env)
+	built, err := s.Build(&b.env)
 	if err != nil {
 		return nil, fmt.Errorf("grid: build %s: %w", key, err)
 	}

@@ -21,6 +21,12 @@
 // only the steps that failed and asks only what is missing, so a killed
 // run resumes where it stopped and a finished one makes no model call.
 //
+// A run can also be put in the store's work queue (Enqueue) and done by
+// many workers at once (package grid's Worker, memlab worker), each doing
+// claimed work items (Items.Do) as Run does: an item per question for a
+// system that retrieves in any order, a persona's questions in asked-at
+// order for the others.
+//
 // # Sweeps, baselines, estimates, judges
 //
 // RunSweep runs a function at every point of a parameter grid
@@ -39,6 +45,7 @@
 //
 //	run.go          Config, Evaluate, one question's record (retrieve, read, judge)
 //	exec.go         Options, the default store and progress, Run and its worker pool
+//	queue.go        queued runs: WorkItems, Enqueue, Items (a worker's claimed items)
 //	spec.go         SpecOf: the run's identity
 //	heal.go         what a rerun does again (failed steps, retryable verdicts)
 //	sweep.go        RunSweep, ParseKs, Observe

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -161,18 +162,8 @@ func Run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*r
 }
 
 func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*record.Result, error) {
-	if d == nil || cfg.System == nil || cfg.Reader == nil {
-		return nil, fmt.Errorf("runs: run: dataset, system and reader are required")
-	}
-	if cfg.K <= 0 {
-		return nil, fmt.Errorf("runs: run %s: k must be positive, got %d", cfg.System.Name(), cfg.K)
-	}
-	seen := make(map[string]int, len(d.Questions))
-	for i, q := range d.Questions {
-		if j, dup := seen[q.ID]; dup {
-			return nil, fmt.Errorf("runs: run over %s: question id %q appears twice (questions %d and %d)", d.Name, q.ID, j, i)
-		}
-		seen[q.ID] = i
+	if err := checkRun(d, cfg); err != nil {
+		return nil, err
 	}
 	if dryRun() {
 		est, err := EstimateRun(ctx, d, cfg)
@@ -238,19 +229,7 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*r
 		}
 	}
 
-	// Questions are asked in asked-at order, no time last.
-	order := make([]int, len(d.Questions))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool {
-		ta, tb := d.Questions[order[a]].AskedAt, d.Questions[order[b]].AskedAt
-		if ta.IsZero() || tb.IsZero() {
-			return !ta.IsZero() && tb.IsZero()
-		}
-		return ta.Before(tb)
-	})
-
+	order := askedAtOrder(d, nil)
 	if prog != nil {
 		prog.Start(res.Label, len(d.Questions), res.Resumed)
 	}
@@ -259,123 +238,22 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*r
 	if isMetered {
 		before = metered.Meter()
 	}
-
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type job struct {
-		i       int
-		hits    []retrieval.Hit
-		err     error
-		usage   llm.TallyCounts
-		elapsed time.Duration
-		// retrieved is false when the worker still has to retrieve.
-		retrieved bool
-		// prev is the stored record being done again, if any.
-		prev *record.Record
-		// cacheErr is the call cache's failure met while retrieving.
-		cacheErr error
+	put := func(ctx context.Context, i, attempt int, rec record.Record) error {
+		return l.Put(ctx, i, attempt, rec)
 	}
-	jobs := make(chan job, workers)
-	// Systems that are safe for concurrent retrieval in any order retrieve
-	// on the workers; the others here, one question at a time, in order.
-	concurrent := false
-	if c, ok := cfg.System.(retrieval.Concurrent); ok && c.Concurrent() {
-		concurrent = true
+	if st == nil {
+		put = nil
 	}
-	retrieveOne := func(i int) job {
-		t0 := time.Now()
-		var tally llm.Tally
-		hits, err := retrieve(llm.WithTally(runCtx, &tally), cfg, d.Questions[i])
-		return job{i: i, hits: hits, err: err, usage: tally.Counts(), elapsed: time.Since(t0), retrieved: true,
-			cacheErr: tally.CacheError()}
+	e := newExecution(d, cfg, res.Label, order, mediaOf(d))
+	for k, i := range order {
+		e.have[k], e.prev[k], e.recs[k] = have[i], prev[i], recs[i]
 	}
-	go func() {
-		defer close(jobs)
-		first := true
-		for _, i := range order {
-			if have[i] {
-				continue
-			}
-			if first && prev[i] == nil {
-				// A memory may build its index at its first search: the
-				// progress says so until a question completes.
-				StatusOf(prog, res.Label, "first retrieval")
-				first = false
-			}
-			if runCtx.Err() != nil {
-				return
-			}
-			j := job{i: i}
-			switch {
-			case prev[i] != nil:
-				j = job{i: i, hits: prev[i].Hits, retrieved: true, prev: prev[i]}
-			case !concurrent:
-				j = retrieveOne(i)
-				if runCtx.Err() != nil {
-					return
-				}
-			}
-			select {
-			case jobs <- j:
-			case <-runCtx.Done():
-				return
-			}
-		}
-	}()
-
-	media := mediaOf(d)
-	var mu sync.Mutex // guards recs, have, writeErr, cacheErr
-	var writeErr error
-	// cacheErr is a failure of the model-call cache's file (corrupt,
-	// read-only): not the question's, and every question would meet it,
-	// so the run stops and the record is not kept.
-	var cacheErr error
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				if !j.retrieved {
-					j = retrieveOne(j.i)
-				}
-				q := d.Questions[j.i]
-				var qt llm.Tally
-				rec := evaluateOne(llm.WithTally(runCtx, &qt), d, cfg, q, media, j.prev, j.hits, j.err, j.elapsed)
-				rec.Usage.Retrieve = rec.Usage.Retrieve.Add(j.usage)
-				if runCtx.Err() != nil {
-					continue // cut short: not a result, asked again on resume
-				}
-				if err := cmp.Or(j.cacheErr, qt.CacheError()); err != nil {
-					mu.Lock()
-					if cacheErr == nil {
-						cacheErr = err
-					}
-					mu.Unlock()
-					cancel()
-					continue
-				}
-				if st != nil {
-					if err := st.Put(runCtx, res.ID, j.i, attempts[q.ID]+1, rec); err != nil {
-						mu.Lock()
-						if writeErr == nil {
-							writeErr = err
-						}
-						mu.Unlock()
-						cancel()
-						continue
-					}
-				}
-				mu.Lock()
-				recs[j.i], have[j.i] = rec, true
-				mu.Unlock()
-				if prog != nil {
-					prog.Step(rec.Failure != "")
-				}
-			}
-		}()
+	e.attempts, e.put, e.prog, e.workers = attempts, put, prog, workers
+	out := execute(ctx, e)
+	for k, i := range order {
+		have[i], recs[i] = e.have[k], e.recs[k]
 	}
-	wg.Wait()
+	cacheErr, writeErr := out.cacheErr, out.writeErr
 	if prog != nil {
 		prog.Finish()
 	}
@@ -415,4 +293,211 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*r
 		return res, releaseErr
 	}
 	return res, nil
+}
+
+// askedAtOrder returns the indices of d's questions (of only, when not
+// nil), in the order a run asks them: by asked-at time, questions without
+// one last, dataset order among equals.
+func askedAtOrder(d *datasets.Dataset, only []int) []int {
+	order := only
+	if order == nil {
+		order = make([]int, len(d.Questions))
+		for i := range order {
+			order[i] = i
+		}
+	} else {
+		order = slices.Clone(order)
+		slices.Sort(order)
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ta, tb := d.Questions[order[a]].AskedAt, d.Questions[order[b]].AskedAt
+		if ta.IsZero() || tb.IsZero() {
+			return !ta.IsZero() && tb.IsZero()
+		}
+		return ta.Before(tb)
+	})
+	return order
+}
+
+// execution is what execute asks: the questions qs (indices in
+// d.Questions, in asking order) that have no complete record (have), each
+// done again from its failed step when prev holds its stored record.
+type execution struct {
+	d     *datasets.Dataset
+	cfg   Config
+	label string
+	qs    []int
+	// have, prev and recs are indexed like qs; recs receives the new
+	// records and have is set for them.
+	have []bool
+	prev []*record.Record
+	recs []record.Record
+	// media maps "corpus\x00trace" to the trace's medium (mediaOf).
+	media map[string]string
+	// attempts are the stored attempts by question id.
+	attempts map[string]int
+	// replay makes a system that is not Concurrent retrieve for the
+	// questions of qs it has records of too (discarding the hits), so
+	// that an incremental memory grows as in a run that asked them all,
+	// in the same steps.
+	replay bool
+	// put writes the record of question i of d (nil: none is written).
+	put     func(ctx context.Context, i, attempt int, rec record.Record) error
+	prog    Progress
+	workers int
+}
+
+// newExecution returns the execution of qs with nothing had yet.
+func newExecution(d *datasets.Dataset, cfg Config, label string, qs []int, media map[string]string) execution {
+	return execution{d: d, cfg: cfg, label: label, qs: qs, media: media,
+		have: make([]bool, len(qs)), prev: make([]*record.Record, len(qs)), recs: make([]record.Record, len(qs))}
+}
+
+// executed is how an execution ended: the first failure of the call
+// cache (the execution stopped, the record not kept), the first failed
+// write (the execution stopped).
+type executed struct {
+	cacheErr, writeErr error
+}
+
+// execute retrieves for the questions of e.qs one at a time in order
+// (on the workers when the system is retrieval.Concurrent), and reads,
+// scores, judges and writes them on e.workers workers.
+func execute(ctx context.Context, e execution) executed {
+	d, cfg, have, prev, prog := e.d, e.cfg, e.have, e.prev, e.prog
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type job struct {
+		k       int // in e.qs
+		i       int // in d.Questions
+		hits    []retrieval.Hit
+		err     error
+		usage   llm.TallyCounts
+		elapsed time.Duration
+		// retrieved is false when the worker still has to retrieve.
+		retrieved bool
+		// prev is the stored record being done again, if any.
+		prev *record.Record
+		// cacheErr is the call cache's failure met while retrieving.
+		cacheErr error
+	}
+	jobs := make(chan job, e.workers)
+	// Systems that are safe for concurrent retrieval in any order retrieve
+	// on the workers; the others here, one question at a time, in order.
+	concurrent := false
+	if c, ok := cfg.System.(retrieval.Concurrent); ok && c.Concurrent() {
+		concurrent = true
+	}
+	retrieveOne := func(k int) job {
+		i := e.qs[k]
+		t0 := time.Now()
+		var tally llm.Tally
+		hits, err := retrieve(llm.WithTally(runCtx, &tally), cfg, d.Questions[i])
+		return job{k: k, i: i, hits: hits, err: err, usage: tally.Counts(), elapsed: time.Since(t0), retrieved: true,
+			cacheErr: tally.CacheError()}
+	}
+	replay := e.replay && !concurrent
+	// Nothing is asked after the last question without a record: no
+	// replay there either.
+	last := -1
+	for k := range e.qs {
+		if !have[k] {
+			last = k
+		}
+	}
+	go func() {
+		defer close(jobs)
+		first := true
+		for k, i := range e.qs[:last+1] {
+			if have[k] {
+				if replay {
+					// The memory's state, not the hits, is wanted.
+					_, _ = retrieve(runCtx, cfg, d.Questions[i])
+				}
+				continue
+			}
+			if first && prev[k] == nil {
+				// A memory may build its index at its first search: the
+				// progress says so until a question completes.
+				StatusOf(prog, e.label, "first retrieval")
+				first = false
+			}
+			if runCtx.Err() != nil {
+				return
+			}
+			j := job{k: k, i: i}
+			switch {
+			case prev[k] != nil:
+				if replay {
+					_, _ = retrieve(runCtx, cfg, d.Questions[i])
+				}
+				j = job{k: k, i: i, hits: prev[k].Hits, retrieved: true, prev: prev[k]}
+			case !concurrent:
+				j = retrieveOne(k)
+				if runCtx.Err() != nil {
+					return
+				}
+			}
+			select {
+			case jobs <- j:
+			case <-runCtx.Done():
+				return
+			}
+		}
+	}()
+
+	media := e.media
+	var mu sync.Mutex // guards recs, have, out
+	var out executed
+	var wg sync.WaitGroup
+	for w := 0; w < e.workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				if !j.retrieved {
+					j = retrieveOne(j.k)
+				}
+				q := d.Questions[j.i]
+				var qt llm.Tally
+				rec := evaluateOne(llm.WithTally(runCtx, &qt), d, cfg, q, media, j.prev, j.hits, j.err, j.elapsed)
+				rec.Usage.Retrieve = rec.Usage.Retrieve.Add(j.usage)
+				if runCtx.Err() != nil {
+					continue // cut short: not a result, asked again on resume
+				}
+				// A failure of the model-call cache's file (corrupt,
+				// read-only) is not the question's, and every question
+				// would meet it: the execution stops and the record is
+				// not kept.
+				if err := cmp.Or(j.cacheErr, qt.CacheError()); err != nil {
+					mu.Lock()
+					if out.cacheErr == nil {
+						out.cacheErr = err
+					}
+					mu.Unlock()
+					cancel()
+					continue
+				}
+				if e.put != nil {
+					if err := e.put(runCtx, j.i, e.attempts[q.ID]+1, rec); err != nil {
+						mu.Lock()
+						if out.writeErr == nil {
+							out.writeErr = err
+						}
+						mu.Unlock()
+						cancel()
+						continue
+					}
+				}
+				mu.Lock()
+				e.recs[j.k], have[j.k] = rec, true
+				mu.Unlock()
+				if prog != nil {
+					prog.Step(rec.Failure != "")
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }

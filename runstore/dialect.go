@@ -80,10 +80,11 @@ ALTER TABLE runs ADD COLUMN run_seconds DOUBLE PRECISION NOT NULL DEFAULT 0; -- 
 	2: `
 ALTER TABLE records ADD COLUMN format INTEGER NOT NULL DEFAULT 1;
 `,
+	3: pgQueueMigration,
 }
 
 // pgTables are the run store's tables, meta included.
-var pgTables = []string{"meta", "runs", "records", "failures"}
+var pgTables = []string{"meta", "runs", "records", "failures", "jobs", "work"}
 
 func init() {
 	if len(pgMigrations) != SchemaVersion {

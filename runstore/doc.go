@@ -25,8 +25,28 @@
 // Release): another live process cannot run the same run at once, and a
 // dead holder's lease is taken over. Load, Put and Rewrite are the
 // executing side's reads and writes (package runs uses them; Rewrite is a
-// rejudge's). The store also keeps each run's code version, sessions, wall
-// time, spending (retrieval.Meter) and the history of failed attempts.
+// rejudge's; Lease.Put checks that the lease still holds). The store also
+// keeps each run's code version, sessions, wall time, spending
+// (retrieval.Meter) and the history of failed attempts.
+//
+// # The work queue
+//
+// A run can instead be done by many workers at once (queue.go): Enqueue
+// records it with its Job (how a worker rebuilds it: catalog spec
+// strings, k, parameters, the dataset's path, no secret) and its work
+// items (a question, or a persona's questions), and a Claimer claims
+// items in short read-committed transactions (on PostgreSQL FOR UPDATE
+// SKIP LOCKED, so no item is claimed twice and no claimer waits for
+// another; the runs of the largest items first), renews every claim it
+// holds in one statement every lease/3 on the server's clock, and a
+// Claim writes its records (Put) and finishes (Done) in transactions that
+// check the claim still holds, fenced by the item's claim count: a worker
+// whose lease ran out and whose item another took writes nothing more
+// (ErrClaimLost). The items of a worker that dies are claimed again once
+// its lease runs out. A run is worked either through Begin or through
+// the queue, never both (claims take the run's advisory lock shared,
+// Begin exclusive, and each sees the other). On SQLite the file's write
+// lock serializes the claims: the workers of one machine.
 //
 // # Dependencies
 //

@@ -25,7 +25,7 @@ import (
 
 // SchemaVersion is the version of the run store's layout. Opening an
 // older file migrates it; a newer one is an error.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // migrations[v] upgrades a run store from schema version v to v+1.
 var migrations = []string{
@@ -82,6 +82,9 @@ ALTER TABLE runs ADD COLUMN run_seconds REAL NOT NULL DEFAULT 0; -- wall time su
 	2: `
 ALTER TABLE records ADD COLUMN format INTEGER NOT NULL DEFAULT 1;
 `,
+	// 3 -> 4: the work queue of runs that many workers do at once (queue.go):
+	// how a worker rebuilds a queued run, and its work items with their claims.
+	3: queueMigration,
 }
 
 func init() {
@@ -497,7 +500,8 @@ func (s *Store) Delete(id string) error {
 		return fmt.Errorf("runstore: delete %s from %s: %w", id, s.path, err)
 	}
 	defer tx.Rollback()
-	for _, q := range []string{`DELETE FROM records WHERE run_id = ?`, `DELETE FROM failures WHERE run_id = ?`, `DELETE FROM runs WHERE id = ?`} {
+	for _, q := range []string{`DELETE FROM records WHERE run_id = ?`, `DELETE FROM failures WHERE run_id = ?`,
+		`DELETE FROM work WHERE run_id = ?`, `DELETE FROM jobs WHERE run_id = ?`, `DELETE FROM runs WHERE id = ?`} {
 		if _, err := tx.Exec(s.q(q), id); err != nil {
 			return fmt.Errorf("runstore: delete %s from %s: %w", id, s.path, err)
 		}
@@ -633,6 +637,15 @@ func (s *Store) tryBegin(ctx context.Context, id string, spec record.Spec, label
 			return fmt.Errorf("runstore: run %s (%s) in %s: %w: %s, lease renewed %s ago; wait for it to finish or stop it",
 				id, label, s.path, ErrRunBusy, describeOwner(holder), now.Sub(time.UnixMilli(hb)).Round(time.Second))
 		}
+		// Workers of the queue (Enqueue) claim under the same lock.
+		n, cerr := s.liveClaims(ctx, tx, id, now)
+		if cerr != nil {
+			return fmt.Errorf("runstore: start run %s in %s: %w", id, s.path, explainStore(s.path, cerr))
+		}
+		if n > 0 {
+			return fmt.Errorf("runstore: run %s (%s) in %s: %w: workers of its queue hold %d of its work items; let them finish (memlab worker) or stop them",
+				id, label, s.path, ErrRunBusy, n)
+		}
 		_, err = tx.ExecContext(ctx, s.q(`UPDATE runs SET owner = ?, heartbeat = ?, updated_at = ?, code_version = ?, label = ?,
 			sessions = sessions + 1 WHERE id = ?`), owner, now.UnixMilli(), now.UnixMilli(), record.CodeVersion(), s.text(label), id)
 	}
@@ -688,24 +701,27 @@ func (l *Lease) Release(m retrieval.Meter, elapsed time.Duration) error {
 	<-l.done
 	l.s.wmu.Lock()
 	defer l.s.wmu.Unlock()
-	var old string
-	if err := l.s.db.QueryRow(l.s.q(`SELECT meter FROM runs WHERE id = ?`), l.id).Scan(&old); err != nil {
+	ctx := context.Background()
+	tx, err := l.s.db.BeginTx(ctx, l.s.txOptions())
+	if err != nil {
 		return fmt.Errorf("runstore: finish run %s in %s: %w", l.id, l.s.path, err)
 	}
-	var sum retrieval.Meter
-	if err := json.Unmarshal([]byte(old), &sum); err != nil {
-		return fmt.Errorf("runstore: finish run %s in %s: bad meter %q: %w", l.id, l.s.path, old, err)
+	defer tx.Rollback()
+	var owner string
+	if err := tx.QueryRowContext(ctx, l.s.q(`SELECT owner FROM runs WHERE id = ?`+l.s.forUpdate()), l.id).Scan(&owner); err != nil {
+		return fmt.Errorf("runstore: finish run %s in %s: %w", l.id, l.s.path, err)
 	}
-	sum.IngestCalls += m.IngestCalls
-	sum.IngestTokens += m.IngestTokens
-	sum.IngestEmbeds += m.IngestEmbeds
-	sum.QueryCalls += m.QueryCalls
-	sum.QueryTokens += m.QueryTokens
-	sum.QueryEmbeds += m.QueryEmbeds
-	b, _ := json.Marshal(sum)
-	_, err := l.s.db.Exec(l.s.q(`UPDATE runs SET owner = '', heartbeat = 0, meter = ?, run_seconds = run_seconds + ?, updated_at = ?
-		WHERE id = ? AND owner = ?`), string(b), elapsed.Seconds(), time.Now().UnixMilli(), l.id, l.owner)
-	if err != nil {
+	// A lease taken over meanwhile keeps the new holder's: the spending
+	// is still this session's.
+	if err := l.s.addSpend(ctx, tx, l.id, m, elapsed, 0); err != nil {
+		return err
+	}
+	if owner == l.owner {
+		if _, err := tx.ExecContext(ctx, l.s.q(`UPDATE runs SET owner = '', heartbeat = 0 WHERE id = ?`), l.id); err != nil {
+			return fmt.Errorf("runstore: finish run %s in %s: %w", l.id, l.s.path, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("runstore: finish run %s in %s: %w", l.id, l.s.path, err)
 	}
 	return nil
@@ -754,8 +770,15 @@ func (s *Store) Load(ctx context.Context, id string) (Stored, error) {
 // Put writes rec as the attempt-th attempt at its question of run id (ord
 // = the question's place in the dataset), in one transaction; a failed
 // attempt is also added to the failures history. The run must have been
-// begun (Begin).
+// begun (Begin; Lease.Put checks that the lease still holds, Claim.Put
+// that a work item's claim does).
 func (s *Store) Put(ctx context.Context, id string, ord, attempt int, rec record.Record) error {
+	return s.put(ctx, id, ord, attempt, rec, nil)
+}
+
+// put is Put with check, when not nil, run first in the transaction: an
+// error it returns writes nothing.
+func (s *Store) put(ctx context.Context, id string, ord, attempt int, rec record.Record, check func(context.Context, *sql.Tx) error) error {
 	if s.readOnly {
 		return s.errReadOnly("write record " + rec.QuestionID)
 	}
@@ -770,12 +793,17 @@ func (s *Store) Put(ctx context.Context, id string, ord, attempt int, rec record
 		return fmt.Errorf("runstore: write record %q of run %s to %s: %w", rec.QuestionID, id, s.path, explainStore(s.path, err))
 	}
 	defer tx.Rollback()
+	if check != nil {
+		err = check(ctx, tx)
+	}
 	now := time.Now().UnixMilli()
-	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO records (run_id, question_id, ord, failure, latency_us, data, written_at, attempts, code_version, format)
+	if err == nil {
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO records (run_id, question_id, ord, failure, latency_us, data, written_at, attempts, code_version, format)
 		VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(run_id, question_id) DO UPDATE SET ord = excluded.ord, failure = excluded.failure,
 		latency_us = excluded.latency_us, data = excluded.data, written_at = excluded.written_at, attempts = excluded.attempts,
 		code_version = excluded.code_version, format = excluded.format`),
-		id, rec.QuestionID, ord, s.text(rec.Failure), rec.Latency.Microseconds(), string(data), now, attempt, record.CodeVersion(), record.JSONFormat)
+			id, rec.QuestionID, ord, s.text(rec.Failure), rec.Latency.Microseconds(), string(data), now, attempt, record.CodeVersion(), record.JSONFormat)
+	}
 	if err == nil && rec.Failure != "" {
 		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO failures (run_id, question_id, attempt, failure, at, code_version)
 			VALUES (?,?,?,?,?,?) ON CONFLICT(run_id, question_id, attempt) DO UPDATE SET failure = excluded.failure,
@@ -788,6 +816,30 @@ func (s *Store) Put(ctx context.Context, id string, ord, attempt int, rec record
 		return fmt.Errorf("runstore: write record %q of run %s to %s: %w", rec.QuestionID, id, s.path, explainStore(s.path, err))
 	}
 	return nil
+}
+
+// ErrLeaseLost is returned (wrapped) by Lease.Put when the run's lease is
+// no longer the process's: it stopped renewing it for longer than
+// LeaseTimeout (a machine asleep, a store out of reach) and another
+// process took the run over. Nothing is written then.
+var ErrLeaseLost = errors.New("the run's lease was lost to another process")
+
+// Put writes rec as Store.Put does, in the transaction that checks that
+// the lease still holds: a lease another process took over writes
+// nothing and returns ErrLeaseLost.
+func (l *Lease) Put(ctx context.Context, ord, attempt int, rec record.Record) error {
+	return l.s.put(ctx, l.id, ord, attempt, rec, func(ctx context.Context, tx *sql.Tx) error {
+		var owner string
+		err := tx.QueryRowContext(ctx, l.s.q(`SELECT owner FROM runs WHERE id = ?`+l.s.forUpdate()), l.id).Scan(&owner)
+		if err == nil && owner != l.owner {
+			held := "nobody"
+			if owner != "" {
+				held = describeOwner(owner)
+			}
+			err = fmt.Errorf("run %s (the lease of %s) is now held by %s: %w", l.id, describeOwner(l.owner), held, ErrLeaseLost)
+		}
+		return err
+	})
 }
 
 // Rewrite replaces the data of a stored record of run id (a rejudge),

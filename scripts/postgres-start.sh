@@ -24,11 +24,16 @@
 #                 else the directory of initdb on PATH)
 #   PG_PORT       port (default: the first free one from 55432)
 #   PG_READY_SECS readiness deadline in seconds (default 60)
+#   PG_LISTEN     addresses the server listens on, comma-separated (default 127.0.0.1; the printed URL
+#                 names 127.0.0.1 whatever they are), e.g. 127.0.0.1,10.231.7.1 for clients in network
+#                 namespaces behind a bridge (scripts/scale-test.sh)
+#   PG_HBA        a CIDR whose clients may connect over TCP with the password too, e.g. 10.231.7.0/24
 set -euo pipefail
 
 log() { printf 'postgres-start: %s\n' "$*" >&2; }
 
 READY_SECS=${PG_READY_SECS:-60}
+LISTEN=${PG_LISTEN:-127.0.0.1}
 
 BIN=${PG_BIN:-}
 if [ -z "$BIN" ]; then
@@ -37,7 +42,7 @@ if [ -z "$BIN" ]; then
   done
 fi
 if [ -z "$BIN" ] && command -v initdb >/dev/null; then BIN=$(dirname "$(readlink -f "$(command -v initdb)")"); fi
-for tool in initdb pg_ctl psql; do
+for tool in initdb pg_ctl psql pg_isready; do
   if [ -z "$BIN" ] || [ ! -x "$BIN/$tool" ]; then
     log "no PostgreSQL server binaries (${BIN:-none found}/$tool): install Debian's postgresql package (apt-get install postgresql) or set PG_BIN"
     exit 1
@@ -81,16 +86,38 @@ t0=$SECONDS
 # by byte. The superuser connects through the socket in $DIR only (trust); TCP takes passwords.
 "${AS[@]}" "$BIN/initdb" -D "$DIR/data" -U postgres -E UTF8 --locale=C --auth-local=trust --auth-host=scram-sha-256 \
   >"$DIR/initdb.log" 2>&1 || { cat "$DIR/initdb.log" >&2; fail "initdb failed"; }
-# Many test packages run at once, each with connection pools: room for them.
-"${AS[@]}" "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -t "$READY_SECS" \
-  -o "-c listen_addresses=127.0.0.1 -p $PORT -c unix_socket_directories='$DIR' -c max_connections=300" \
-  start </dev/null >"$DIR/pg_ctl.log" 2>&1 || fail "the server did not start within ${READY_SECS} s"
+if [ -n "${PG_HBA:-}" ]; then
+  printf 'host all all %s scram-sha-256\n' "$PG_HBA" >>"$DIR/data/pg_hba.conf"
+fi
+# Many test packages run at once, each with connection pools: room for them. A free port can be
+# taken between the check above and the server's bind (an outgoing connection's ephemeral port on a
+# busy machine): the server then starts without that TCP socket, so each address is checked, and
+# another port tried (unless PG_PORT fixed it).
+for attempt in 1 2 3 4 5; do
+  "${AS[@]}" "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -t "$READY_SECS" \
+    -o "-c listen_addresses='$LISTEN' -p $PORT -c unix_socket_directories='$DIR' -c max_connections=300" \
+    start </dev/null >"$DIR/pg_ctl.log" 2>&1 || fail "the server did not start within ${READY_SECS} s"
+  unbound=""
+  for addr in ${LISTEN//,/ }; do
+    "$BIN/pg_isready" -q -h "$addr" -p "$PORT" -t 5 || unbound="$addr"
+  done
+  [ -z "$unbound" ] && break
+  "${AS[@]}" "$BIN/pg_ctl" -D "$DIR/data" -m fast stop >/dev/null 2>&1
+  [ -z "${PG_PORT:-}" ] && [ "$attempt" -lt 5 ] || fail "the server does not accept connections on $unbound:$PORT"
+  log "port $PORT of $unbound was taken meanwhile: trying another"
+  next=""
+  for p in $(seq $((PORT + 1)) 55531); do
+    if port_free "$p"; then next=$p; break; fi
+  done
+  [ -n "$next" ] || fail "no free port after $PORT"
+  PORT=$next
+done
 PID=$(head -n 1 "$DIR/data/postmaster.pid")
 
 "${AS[@]}" "$BIN/psql" -q -X -h "$DIR" -p "$PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 \
   -c "CREATE ROLE memlab LOGIN PASSWORD '$PASSWORD'" -c "CREATE DATABASE memlab OWNER memlab" \
   </dev/null >&2 || fail "creating the role and database memlab failed"
-log "ready at 127.0.0.1:$PORT in $((SECONDS - t0)) s ($("$BIN/postgres" --version)); pid $PID; log $DIR/server.log"
+log "ready at $LISTEN port $PORT in $((SECONDS - t0)) s ($("$BIN/postgres" --version)); pid $PID; log $DIR/server.log"
 
 printf "export MEMLAB_TEST_POSTGRES='postgres://memlab:%s@127.0.0.1:%s/memlab?sslmode=disable' PG_PID=%s PG_DIR=%s\n" \
   "$PASSWORD" "$PORT" "$PID" "$DIR"

@@ -13,6 +13,8 @@ func init() {
 	Symbols["github.com/memlab/memlab/runstore/runstore"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"DefaultPath":   reflect.ValueOf(runstore.DefaultPath),
+		"ErrClaimLost":  reflect.ValueOf(&runstore.ErrClaimLost).Elem(),
+		"ErrLeaseLost":  reflect.ValueOf(&runstore.ErrLeaseLost).Elem(),
 		"ErrNoRun":      reflect.ValueOf(&runstore.ErrNoRun).Elem(),
 		"ErrRunBusy":    reflect.ValueOf(&runstore.ErrRunBusy).Elem(),
 		"IsURL":         reflect.ValueOf(runstore.IsURL),
@@ -20,13 +22,18 @@ func init() {
 		"Open":          reflect.ValueOf(runstore.Open),
 		"OpenReadOnly":  reflect.ValueOf(runstore.OpenReadOnly),
 		"RedactPath":    reflect.ValueOf(runstore.RedactPath),
-		"SchemaVersion": reflect.ValueOf(constant.MakeFromLiteral("3", token.INT, 0)),
+		"SchemaVersion": reflect.ValueOf(constant.MakeFromLiteral("4", token.INT, 0)),
 
 		// type definitions
-		"Attempt": reflect.ValueOf((*runstore.Attempt)(nil)),
-		"Lease":   reflect.ValueOf((*runstore.Lease)(nil)),
-		"RunInfo": reflect.ValueOf((*runstore.RunInfo)(nil)),
-		"Store":   reflect.ValueOf((*runstore.Store)(nil)),
-		"Stored":  reflect.ValueOf((*runstore.Stored)(nil)),
+		"Attempt":   reflect.ValueOf((*runstore.Attempt)(nil)),
+		"Claim":     reflect.ValueOf((*runstore.Claim)(nil)),
+		"Claimer":   reflect.ValueOf((*runstore.Claimer)(nil)),
+		"Item":      reflect.ValueOf((*runstore.Item)(nil)),
+		"Job":       reflect.ValueOf((*runstore.Job)(nil)),
+		"Lease":     reflect.ValueOf((*runstore.Lease)(nil)),
+		"QueueInfo": reflect.ValueOf((*runstore.QueueInfo)(nil)),
+		"RunInfo":   reflect.ValueOf((*runstore.RunInfo)(nil)),
+		"Store":     reflect.ValueOf((*runstore.Store)(nil)),
+		"Stored":    reflect.ValueOf((*runstore.Stored)(nil)),
 	}
 }

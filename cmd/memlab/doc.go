@@ -8,10 +8,12 @@
 //	memlab convert [flags] NOTEBOOK.go|NOTEBOOK.ipynb [OUT]
 //	memlab sweep [flags] -p name=v1,v2... NOTEBOOK.go
 //	memlab grid [flags] -p AXIS=V1,V2...
+//	memlab worker [flags] -store URL -run RUN | -all
 //	memlab datasets COMMAND [flags] [arguments]
 //	memlab datasets validate [flags] PATH
 //	memlab datasets stats [flags] PATH
 //	memlab datasets errata PATH ERRATA.csv
+//	memlab datasets synth [flags] -o DIR
 //	memlab build COMMAND [flags] [arguments]
 //	memlab build knowme [flags]
 //	memlab build clonemem [flags]
@@ -70,6 +72,8 @@
 // kernel/worker), so that a cell crashing the interpreter (a panic in a
 // goroutine it started) fails as that cell's error and the outputs are
 // still written; -isolate=false runs them in the memlab process itself.
+// -queue enqueue or work puts the grids the notebook runs (package grid)
+// in the run store's work queue, as memlab grid -queue does.
 //
 // -dry-run asks nothing (every model call of the process is refused, cache
 // hits and calls outside runs included, and the endpoints are not checked):
@@ -112,7 +116,37 @@
 // persona, or any knob of the system or the reader; values are the
 // catalog's spec strings (memlab components), split at commas outside
 // parentheses: -p system=flat(bm25),timeline -p k=5,10. Offline, points
-// that need a model are skipped, and said so once.
+// that need a model are skipped, and said so once. -queue enqueue puts
+// every point's run in the run store's work queue and returns, printing
+// the memlab worker command that works them on any number of machines;
+// -queue work enqueues and works the queue too, until every point is done
+// (other workers may join), then prints the comparison.
+//
+// # worker
+//
+// worker works the work queue of a run store (-store, else $MEMLAB_RUNS): the
+// runs that memlab grid -queue enqueue (or memlab run and sweep -queue,
+// for the grids of a notebook) put there, -run RUN (repeatable) or -all
+// of them. Any number of workers, on any number of machines, work one
+// queue: each claims work items (a question, or a persona's questions in
+// asked-at order for an incremental memory, never split) in short
+// transactions (FOR UPDATE SKIP LOCKED), renews its claims every -lease/3,
+// and writes each question's record as it completes, through its claim:
+// a worker whose claim was taken over writes nothing more. A worker that
+// dies loses only the questions in its hands: the others take its items
+// over once its claims' -lease has run out, and the records it wrote are
+// kept. A worker stops once every run it works is done (-wait: keeps
+// waiting for more); Ctrl-C or SIGTERM gives its items back at once.
+//
+// Each worker needs the memlab binary, the store's URL (its password from
+// PGPASSWORD, ~/.pgpass or a service file, never the store), the model
+// endpoint configuration of the run's roles (OPENAI_BASE_URL and
+// OPENAI_API_KEY, or MEMLAB_CONFIG: the same models, or the run's id
+// differs and the worker refuses it, saying what differs), and the dataset
+// (-data PATH, recognized by its fingerprint; by default the path the run
+// was enqueued with). The model-call cache follows a PostgreSQL store into
+// its database, so a call one worker made is never paid for again by
+// another. An SQLite store serves the workers of one machine.
 //
 // # datasets
 //
@@ -145,6 +179,16 @@
 // to the dataset and prints what each erratum excluded or patched and the
 // counts; a bad file or an erratum naming no question exits 1 with the
 // error naming FILE:LINE.
+//
+// # datasets synth
+//
+// datasets synth writes a synthetic corpus in CloneMem's release schema to
+// -o DIR, whose name must contain "synthetic": -personas persona files of
+// -traces traces and -questions multiple-choice questions each (defaults
+// 100 x 2,000 x 50), made from word lists by a seeded generator (-seed: the
+// same flags write the same bytes), each persona named "(synthetic)", and
+// a README saying what it is. It is made for measuring memlab at scale
+// (scripts/scale-test.sh), never for ranking memory systems.
 //
 // # build
 //
@@ -212,10 +256,12 @@
 // tables. -json prints one JSON document instead: the fields of runs list
 // -json and store, questions_hash, judges, params, meter (ingest_calls,
 // ingest_tokens, ingest_embeds, query_calls, query_tokens, query_embeds),
-// failed_attempts, failed_questions, owner and summaries: [{group ("" for
-// all questions, else a task), questions, failed, with_gold, no_gold,
-// recall_flat, all_all, all_any, any_all, any_any, mrr, ndcg, metrics:
-// [{name, column, kind, mean, n, failed}]}]; an undefined mean is null.
+// failed_attempts, failed_questions, owner, queue (a run enqueued for
+// workers: {items, todo, claimed, expired, done, retaken, workers}) and
+// summaries: [{group ("" for all questions, else a task), questions,
+// failed, with_gold, no_gold, recall_flat, all_all, all_any, any_all,
+// any_any, mrr, ndcg, metrics: [{name, column, kind, mean, n, failed}]}];
+// an undefined mean is null.
 //
 // # runs diff
 //

@@ -15,6 +15,7 @@ import (
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/reports"
+	"github.com/memlab/memlab/runstore"
 )
 
 // listFlag collects a repeated flag.
@@ -57,6 +58,7 @@ func cmdGrid(args []string, stdout, stderr io.Writer) error {
 	resamples := fs.Int("resamples", 2000, "bootstrap resamples and Monte Carlo permutations")
 	tidy := fs.String("tidy", "", "write the tidy long table (question x point x metric) to this CSV file")
 	dry := fs.Bool("dry-run", false, "estimate every point's model calls and cost; make no call")
+	queue := addQueueFlag(fs)
 	sf := addStoreFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -69,6 +71,15 @@ func cmdGrid(args []string, stdout, stderr io.Writer) error {
 		return usagef("grid needs at least one -p name=v1,v2 axis")
 	}
 	g := grid.Grid{System: *system, Reader: *reader, Judges: judges, K: *k, Axes: axes}
+	if g.Queue, err = grid.ParseQueueMode(*queue); err != nil {
+		return usagef("-queue: %v", err)
+	}
+	if g.Queue != grid.QueueNone && *sf.noStore {
+		return usagef("-queue %s needs a run store: drop -no-store", g.Queue)
+	}
+	if g.Queue == grid.QueueWork && !*sf.quiet {
+		g.Worker.Log = stderr
+	}
 	if len(baseline) > 0 {
 		g.Baseline = baseline
 	}
@@ -96,6 +107,9 @@ func cmdGrid(args []string, stdout, stderr io.Writer) error {
 	set, err := g.Run(ctx)
 	if err != nil {
 		return err
+	}
+	if g.Queue == grid.QueueEnqueue {
+		return writeQueued(stdout, set, *sf.path, *data)
 	}
 	printUsage(stderr)
 	if err := llm.CloseDefault(); err != nil {
@@ -171,4 +185,36 @@ func writeGrid(w io.Writer, set *reports.Set, metrics string, seed uint64, resam
 		}
 	}
 	return nil
+}
+
+// writeQueued prints the runs a grid put in the work queue and the
+// command that works them.
+func writeQueued(w io.Writer, set *reports.Set, store, data string) error {
+	n := 0
+	for _, note := range set.Notes {
+		if strings.HasPrefix(note, "queued run ") {
+			fmt.Fprintln(w, note)
+			n++
+		}
+	}
+	for _, s := range set.Skips() {
+		if !strings.Contains(s, grid.ErrQueued.Error()) {
+			fmt.Fprintln(w, s)
+		}
+	}
+	cmd := "memlab worker -all"
+	if store != "" {
+		cmd += " -store " + shellQuote(runstore.RedactPath(store))
+	}
+	if data != "" {
+		cmd += " -data " + shellQuote(data)
+	}
+	fmt.Fprintf(w, "%d runs queued: on each machine, with the endpoint configuration and the dataset, %s works them\n", n, cmd)
+	var failed []error
+	for _, p := range set.Points {
+		if p.Err != nil {
+			failed = append(failed, fmt.Errorf("point %s: %w", p.Label, p.Err))
+		}
+	}
+	return errors.Join(failed...)
 }

@@ -114,9 +114,23 @@ type runShowJSON struct {
 	FailedAttempts  int    `json:"failed_attempts"`
 	FailedQuestions int    `json:"failed_questions"`
 	Owner           string `json:"owner,omitempty"`
+	// Queue is the state of the run's work queue, when it was enqueued
+	// for workers (runstore.QueueInfo).
+	Queue *queueJSON `json:"queue,omitempty"`
 	// Summaries has one entry for all questions (group "") and, when the
 	// run has more than one task, one per task, sorted by task.
 	Summaries []summaryJSON `json:"summaries"`
+}
+
+// queueJSON is a run's work queue (runstore.QueueInfo).
+type queueJSON struct {
+	Items   int      `json:"items"`
+	Todo    int      `json:"todo"`
+	Claimed int      `json:"claimed"`
+	Expired int      `json:"expired"`
+	Done    int      `json:"done"`
+	Retaken int      `json:"retaken"`
+	Workers []string `json:"workers"`
 }
 
 // meterJSON is what the system spent (retrieval.Meter).

@@ -34,7 +34,7 @@ func TestBadInputGetsOneClearMessage(t *testing.T) {
 		{"malformed json", []string{"datasets", "stats", bad}, 1, []string{"bad.json:3:15"}},
 		{"unknown format", []string{"datasets", "validate", unknown}, 1, []string{"unknown.json"}},
 		{"empty dataset", []string{"datasets", "validate", "../../datasets/testdata/bad/empty_persona.json"}, 1, []string{"empty_persona.json", "empty dataset"}},
-		{"no subcommand", []string{"datasets"}, 2, []string{"validate, stats or errata", "usage:"}},
+		{"no subcommand", []string{"datasets"}, 2, []string{"validate, stats, errata or synth", "usage:"}},
 		{"unknown command", []string{"frobnicate"}, 2, []string{`unknown command "frobnicate"`, "usage:"}},
 		{"run without notebook", []string{"run"}, 2, []string{"one notebook"}},
 		{"missing notebook", []string{"run", filepath.Join(dir, "none.go")}, 1, []string{"none.go"}},

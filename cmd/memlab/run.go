@@ -56,6 +56,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	noInput := fs.Bool("no-input", false, "leave the code cells' source out of the report (the .ipynb keeps it, hidden as JupyterLab hides it); a cell tagged remove-input or hide-input does so alone")
 	htmlReport := fs.Bool("html", false, "also write NOTEBOOK.html beside the .md: the report as one self-contained page, figures inline")
 	dry := fs.Bool("dry-run", false, "ask nothing: each run prints the calls, tokens and cost it would spend per stage (ingest, retrieve, read, judge)")
+	queue := addQueueFlag(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -70,6 +71,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := absPaths(sf.path); err != nil { // the cells run in the notebook's directory
 		return err
 	}
+	unqueue, err := applyQueue(*queue, sf)
+	if err != nil {
+		return err
+	}
+	defer unqueue()
 	if len(params) > 0 {
 		if err := nb.ApplyParams(params); err != nil {
 			return err

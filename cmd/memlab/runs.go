@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -103,8 +104,17 @@ func runsShow(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	q, queued, err := st.Queue(context.Background(), ri.ID)
+	if err != nil {
+		return err
+	}
 	if *asJSON {
-		return writeJSON(stdout, newRunShowJSON(st.Path(), ri, recs, fails))
+		out := newRunShowJSON(st.Path(), ri, recs, fails)
+		if queued {
+			out.Queue = &queueJSON{Items: q.Items, Todo: q.Todo, Claimed: q.Claimed, Expired: q.Expired, Done: q.Done, Retaken: q.Retaken,
+				Workers: append([]string{}, q.Workers...)}
+		}
+		return writeJSON(stdout, out)
 	}
 	var b strings.Builder
 	s := ri.Spec
@@ -152,6 +162,10 @@ func runsShow(args []string, stdout io.Writer) error {
 	fmt.Fprintf(&b, "failure history: %d failed attempts at %d questions\n", len(fails), len(failedQs))
 	if ri.Owner != "" {
 		fmt.Fprintf(&b, "running:        %s, lease renewed %s\n", ri.Owner, ri.Heartbeat.Format(time.RFC3339))
+	}
+	if queued {
+		fmt.Fprintf(&b, "work queue:     %d items: %d to do, %d claimed (%d with a lease run out), %d done, %d claimed again; %d workers\n",
+			q.Items, q.Todo, q.Claimed, q.Expired, q.Done, q.Retaken, len(q.Workers))
 	}
 
 	if len(recs) > 0 {

@@ -55,6 +55,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	var axes []record.Axis
 	fs.Var(axesFlag{&axes}, "p", "a sweep axis: name=v1,v2,... over a variable of the parameters cell (repeatable; commas inside parentheses stay in the value: system=flat(bm25,units=facts+raw),timeline)")
 	sf := addStoreFlags(fs)
+	queue := addQueueFlag(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -62,6 +63,11 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 1 {
 		return usagef("sweep takes one notebook, got %d arguments", len(pos))
 	}
+	unqueue, err := applyQueue(*queue, sf)
+	if err != nil {
+		return err
+	}
+	defer unqueue()
 	if len(axes) == 0 {
 		return usagef("sweep needs at least one -p name=v1,v2 axis")
 	}

@@ -217,7 +217,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, n int) strin
 	call.Header = redactedHeader(r.Header)
 	rec := &call
 	s.mu.Lock()
-	s.calls = append(s.calls, rec)
+	if !s.opts.Forget {
+		s.calls = append(s.calls, rec)
+	}
 	s.mu.Unlock()
 	if bad != "" {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "", bad)

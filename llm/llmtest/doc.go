@@ -45,12 +45,20 @@
 // plan replays identically. Waits follow the request's context: a client
 // that times out or cancels frees its handler at once.
 //
+// Options.Concurrency bounds the model calls answered at once, as a
+// server's batch size does: a call beyond it waits its turn before its
+// latency starts.
+//
 // # Recording
 //
 // The server counts requests by path and outcome, tracks the maximum number
 // of requests in flight, and records each chat call (ChatCall) and embedding
 // call (EmbedCall) as received, with headers minus the Authorization value,
-// so tests can assert what the client sent. Reset starts a new count.
+// so tests can assert what the client sent (Options.Forget keeps none, for
+// long runs). It counts the model calls by client host and the calls whose
+// body an earlier call had (sent again), and serves the counts as JSON at
+// Options.StatsPath, for scripts that drive a server in another process.
+// Reset starts a new count.
 //
 // The zero Options give an open server with no latency and no faults. All
 // methods are safe for concurrent use. The package never writes to

@@ -102,7 +102,9 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request, n int)
 	}
 	rec := &call
 	s.mu.Lock()
-	s.embeds = append(s.embeds, rec)
+	if !s.opts.Forget {
+		s.embeds = append(s.embeds, rec)
+	}
 	s.mu.Unlock()
 	if jsonErr != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "",

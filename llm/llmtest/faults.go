@@ -104,6 +104,9 @@ func (o *Options) validate() (map[int]Fault, error) {
 	if o.Jitter < 0 {
 		return nil, fmt.Errorf("options: Jitter = %v: want >= 0", o.Jitter)
 	}
+	if o.Concurrency < 0 {
+		return nil, fmt.Errorf("options: Concurrency = %d: want >= 0", o.Concurrency)
+	}
 	if o.EmbeddingDims < 0 || o.EmbeddingDims > maxEmbeddingDims {
 		return nil, fmt.Errorf("options: EmbeddingDims = %d: want 0 to %d", o.EmbeddingDims, maxEmbeddingDims)
 	}

@@ -23,6 +23,9 @@ var OptionDocs = []OptionDoc{
 	{"latency", "Latency", "fixed wait before answering each model call, e.g. 50ms"},
 	{"jitter", "Jitter", "extra wait drawn uniformly from [0, jitter) per call"},
 	{"seed", "Seed", "seed of the latency jitter"},
+	{"concurrency", "Concurrency", "model calls answered at once; more wait their turn (0: no limit)"},
+	{"forget", "Forget", "keep no call in memory (a long run); the counts are kept"},
+	{"stats", "StatsPath", "serve the counts as JSON on GET at this path, e.g. /stats (empty: not served)"},
 	{"reply", "Replies", "scripted chat reply, consumed in order (repeatable)"},
 	{"rule", "Rules", "SUBSTRING=>REPLY: answer REPLY when the last user message contains SUBSTRING (repeatable)"},
 	{"rate-429", "Faults.Rate429", "probability of a 429 rate limit with Retry-After"},
@@ -60,6 +63,9 @@ func RegisterFlags(fs *flag.FlagSet, o *Options) {
 	fs.DurationVar(&o.Latency, "latency", o.Latency, help["latency"])
 	fs.DurationVar(&o.Jitter, "jitter", o.Jitter, help["jitter"])
 	fs.Uint64Var(&o.Seed, "seed", o.Seed, help["seed"])
+	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, help["concurrency"])
+	fs.BoolVar(&o.Forget, "forget", o.Forget, help["forget"])
+	fs.StringVar(&o.StatsPath, "stats", o.StatsPath, help["stats"])
 	fs.Func("reply", help["reply"], func(v string) error {
 		o.Replies = append(o.Replies, v)
 		return nil

@@ -1,12 +1,15 @@
 package llmtest
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net"
 	"net/http"
 	"strings"
@@ -73,6 +76,18 @@ type Options struct {
 	Faults Faults
 	// Log, when set, receives one line per request and the listen address.
 	Log io.Writer
+	// Concurrency, when positive, is how many model calls are answered at
+	// once, as a server's batch size bounds them: a call beyond it waits
+	// for one to end (in the order they came, within the Go scheduler's
+	// fairness) before its latency starts.
+	Concurrency int
+	// Forget keeps no call (Calls and EmbedCalls return none), so that a
+	// server answering a long run holds no more memory at its end; Stats
+	// still counts them.
+	Forget bool
+	// StatsPath, when set (e.g. "/stats"), serves Stats as JSON on GET at
+	// that path, for scripts that drive a server in another process.
+	StatsPath string
 }
 
 // Rule answers Reply to a chat call whose last user message contains
@@ -166,6 +181,23 @@ type Stats struct {
 	ByOutcome     map[string]int // by outcome: OutcomeOK, a fault kind, ...
 	InFlight      int            // requests being handled now
 	MaxConcurrent int            // the most requests in flight at once
+	// ModelCalls counts the chat and embeddings requests, Distinct those
+	// whose body no earlier one had: ModelCalls - Distinct calls were
+	// sent again (a retry, or a client asking what it asked before).
+	ModelCalls, Distinct int
+	// ByClient counts the model calls by the client's host (its IP
+	// address), InFlightByClient those being handled now.
+	ByClient, InFlightByClient map[string]int
+	// RepeatedFrom counts the calls sent again (ModelCalls - Distinct) by
+	// the host of the client that sent their body first: the calls of a
+	// client that died, sent again by the others.
+	RepeatedFrom map[string]int
+	// AnsweredByClient counts the model calls answered (or ended) by the
+	// client's host.
+	AnsweredByClient map[string]int
+	// MaxAnswering is the most model calls in their latency at once
+	// (Options.Concurrency bounds it).
+	MaxAnswering int
 }
 
 // Server is a running fake OpenAI-compatible server.
@@ -195,6 +227,15 @@ type Server struct {
 	embeds      []*EmbedCall
 	replies     []string
 	rules       []Rule
+	modelCalls  int
+	bodies      map[[32]byte]string // the first client of each body
+	repeatedBy  map[string]int
+	answeredBy  map[string]int
+	byClient    map[string]int
+	clientsIn   map[string]int
+	slots       chan struct{} // Options.Concurrency
+	answering   int
+	maxAnswer   int
 }
 
 // Start validates opts, listens on opts.Addr and serves in the background
@@ -219,6 +260,9 @@ func Start(opts Options) (*Server, error) {
 		url:      "http://" + ln.Addr().String() + "/v1",
 		done:     make(chan struct{}),
 		serveErr: make(chan error, 1),
+	}
+	if opts.Concurrency > 0 {
+		s.slots = make(chan struct{}, opts.Concurrency)
 	}
 	if len(opts.Models) > 0 {
 		s.models = make(map[string]bool, len(opts.Models))
@@ -297,11 +341,23 @@ func (s *Server) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := Stats{
-		Total:         s.total,
-		ByPath:        make(map[string]int, len(s.byPath)),
-		ByOutcome:     make(map[string]int, len(s.byOutcome)),
-		InFlight:      s.inFlight,
-		MaxConcurrent: s.maxInFlight,
+		Total:            s.total,
+		ByPath:           make(map[string]int, len(s.byPath)),
+		ByOutcome:        make(map[string]int, len(s.byOutcome)),
+		InFlight:         s.inFlight,
+		MaxConcurrent:    s.maxInFlight,
+		ModelCalls:       s.modelCalls,
+		MaxAnswering:     s.maxAnswer,
+		Distinct:         len(s.bodies),
+		ByClient:         maps.Clone(s.byClient),
+		RepeatedFrom:     maps.Clone(s.repeatedBy),
+		AnsweredByClient: maps.Clone(s.answeredBy),
+		InFlightByClient: map[string]int{},
+	}
+	for k, v := range s.clientsIn {
+		if v > 0 {
+			st.InFlightByClient[k] = v
+		}
 	}
 	for k, v := range s.byPath {
 		st.ByPath[k] = v
@@ -374,6 +430,13 @@ func (s *Server) resetLocked() {
 	s.byOutcome = map[string]int{}
 	s.calls = nil
 	s.embeds = nil
+	s.modelCalls = 0
+	s.maxAnswer = s.answering
+	s.bodies = map[[32]byte]string{}
+	s.repeatedBy = map[string]int{}
+	s.answeredBy = map[string]int{}
+	s.byClient = map[string]int{}
+	s.clientsIn = map[string]int{}
 	s.replies = append([]string(nil), s.opts.Replies...)
 	s.rules = append([]Rule(nil), s.opts.Rules...)
 }
@@ -406,11 +469,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var n int
 	path := r.URL.Path
 	switch {
+	case s.opts.StatsPath != "" && path == s.opts.StatsPath && r.Method == http.MethodGet:
+		writeJSON(w, http.StatusOK, s.Stats())
+		outcome = OutcomeOK
 	case path == PathChat || path == PathEmbeddings:
 		if r.Method != http.MethodPost {
 			outcome = s.methodNotAllowed(w, r)
 			break
 		}
+		if !s.countModelCall(w, r) {
+			outcome = s.count(OutcomeBadRequest)
+			break
+		}
+		client := clientHost(r)
+		defer func() {
+			s.mu.Lock()
+			s.clientsIn[client]--
+			s.answeredBy[client]++
+			s.mu.Unlock()
+		}()
 		n = s.nextCall()
 		if path == PathChat {
 			outcome = s.handleChat(w, r, n)
@@ -441,6 +518,38 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) string
 	writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "",
 		fmt.Sprintf("Method %s not allowed on %s", r.Method, r.URL.Path))
 	return s.count(OutcomeBadRequest)
+}
+
+// countModelCall counts a model call by its body (read here and given
+// back to the handler) and its client; false when the body cannot be read
+// (answered 400).
+func (s *Server) countModelCall(w http.ResponseWriter, r *http.Request) bool {
+	body, ok := readBody(w, r)
+	if !ok {
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	sum := sha256.Sum256(body)
+	client := clientHost(r)
+	s.mu.Lock()
+	s.modelCalls++
+	if first, seen := s.bodies[sum]; seen {
+		s.repeatedBy[first]++
+	} else {
+		s.bodies[sum] = client
+	}
+	s.byClient[client]++
+	s.clientsIn[client]++
+	s.mu.Unlock()
+	return true
+}
+
+// clientHost is the host of a request's remote address.
+func clientHost(r *http.Request) string {
+	if h, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return h
+	}
+	return r.RemoteAddr
 }
 
 // nextCall numbers a model call.
@@ -536,6 +645,25 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) string {
 // wait sleeps the latency of call n; false means the client went away or
 // the server closed first.
 func (s *Server) wait(ctx context.Context, n int) bool {
+	if s.slots != nil {
+		select {
+		case s.slots <- struct{}{}:
+			defer func() { <-s.slots }()
+		case <-ctx.Done():
+			return false
+		case <-s.done:
+			return false
+		}
+	}
+	s.mu.Lock()
+	s.answering++
+	s.maxAnswer = max(s.maxAnswer, s.answering)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.answering--
+		s.mu.Unlock()
+	}()
 	d := s.opts.Latency + jitter(s.opts.Seed, n, s.opts.Jitter)
 	if d <= 0 {
 		return ctx.Err() == nil
