@@ -776,8 +776,8 @@ func (s *scale) collect(p *Phase, store string, total int, ref map[string][]reco
 	return recs, nil
 }
 
-// sameRecords compares two phases' records run by run, latency and cache
-// hits aside.
+// sameRecords compares two phases' records run by run, wall times (in all
+// and by stage) and cache hits aside.
 func sameRecords(want, got map[string][]record.Record) (bool, string) {
 	if len(want) != len(got) {
 		return false, fmt.Sprintf("%d runs, want %d", len(got), len(want))
@@ -801,7 +801,7 @@ func sameRecords(want, got map[string][]record.Record) (bool, string) {
 }
 
 func normalized(r record.Record) []byte {
-	r.Latency = 0
+	r.Latency, r.Stages = 0, record.StageLatency{}
 	r.Usage.Retrieve.Cached, r.Usage.Read.Cached, r.Usage.Judge.Cached = 0, 0, 0
 	b, err := record.Marshal(r)
 	if err != nil {
