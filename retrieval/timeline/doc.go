@@ -69,7 +69,11 @@
 // trace, the best trace dated in each window the question names, the
 // earliest and latest relevant traces (normalised score >= RelevantFloor,
 // in the topics at least half as strong as the best one, or among the k
-// best), the traces where a non-shift transition happened, then the rest
+// best), the best relevant trace of each of Periods (4) equal periods
+// from the earliest relevant trace to the question's time (one trace per
+// stretch of the story rather than the most similar passages, which
+// crowd into its busiest stretch), the traces where a non-shift
+// transition happened, then the rest
 // greedily by score × (1 + ln(1 + distance in traces to the picks)), then
 // the ranking, so the k slots span the topic's history instead of holding
 // near-duplicates.
