@@ -259,6 +259,7 @@ var entries = []*Entry{
 			{Name: "topic_boost", Type: TypeFloat, Default: "0.3", Doc: "Config.TopicBoost"},
 			{Name: "neighbor_weight", Type: TypeFloat, Default: "0.35", Doc: "Config.NeighborWeight"},
 			{Name: "relevant_floor", Type: TypeFloat, Default: "0.2", Doc: "Config.RelevantFloor"},
+			{Name: "periods", Type: TypeInt, Default: "4", Doc: "Config.Periods: equal periods up to the question's time whose best trace a time-shaped question gets (negative: off)"},
 		},
 		build: buildTimeline},
 	{Name: "memos", Kind: KindSystem, Doc: "MemOS's textual memory over windows of messages (retrieval/memos); fast mode is offline",
@@ -572,6 +573,7 @@ func buildTimeline(e *Env, s *Spec) (any, error) {
 	cfg.AbstainThreshold, cfg.AbstainPrior = s.Float("abstain_threshold"), s.Float("abstain_prior")
 	cfg.AbstainAnchors, cfg.AbstainMissing = s.Int("abstain_anchors"), s.Float("abstain_missing")
 	cfg.NoStateHit, cfg.ExtractorModel = !s.Bool("state_hit"), s.Str("model")
+	cfg.Periods = s.Int("periods")
 	var chat llm.Chatter
 	if s.Str("extractor") == timeline.ExtractorModel {
 		if chat, err = e.chat(s, llm.RoleExtractor); err != nil {
