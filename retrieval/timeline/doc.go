@@ -103,8 +103,13 @@
 // State(ctx, q, k) reads the question's subject: its AbstainAnchors most
 // specific words (highest idf over the traces admitted at q.AskedAt;
 // Porter stems, one a prefix of the other counting as the same word when
-// both have at least 5 bytes), and every admitted sentence mentioning it
-// with its status. The abstention score is
+// both have at least 5 bytes; words of time and time shape such as
+// autumn, past, changed, usually, 去年, 一般 are skipped unless
+// AbstainWhenWords, as they say when or how the question asks, not what
+// about), and every admitted sentence mentioning it with its status. A
+// sentence's negation declines the subject only within NegationScope (5)
+// tokens of a subject word (NegEx's window); further away the mention is
+// stated, or decided with a commitment cue. The abstention score is
 //
 //	score = (open + missing + p) / (open + missing + closed + 2p)
 //
