@@ -252,6 +252,8 @@ var entries = []*Entry{
 			{Name: "abstain_prior", Type: TypeFloat, Default: "0.5", Doc: "Config.AbstainPrior: pseudo-counts of open and stated mentions"},
 			{Name: "abstain_anchors", Type: TypeInt, Default: "1", Doc: "Config.AbstainAnchors: the question's most specific words naming its subject"},
 			{Name: "abstain_missing", Type: TypeFloat, Default: "1", Doc: "Config.AbstainMissing: weight of a question word no admitted trace holds (negative: 0)"},
+			{Name: "abstain_when_words", Type: TypeBool, Default: "false", Doc: "Config.AbstainWhenWords: words of time and time shape may name the question's subject (false: skipped)"},
+			{Name: "negation_scope", Type: TypeInt, Default: "5", Doc: "Config.NegationScope: tokens around a subject word within which a negation declines it (negative: the whole sentence)"},
 			{Name: "state_hit", Type: TypeBool, Default: "true", Doc: "the state summary as a last hit of kind state (false sets Config.NoStateHit)"},
 			{Name: "k1", Type: TypeFloat, Default: "1.5", Doc: "Config.K1"},
 			{Name: "b", Type: TypeFloat, Default: "0.75", Doc: "Config.B"},
@@ -259,6 +261,7 @@ var entries = []*Entry{
 			{Name: "topic_boost", Type: TypeFloat, Default: "0.3", Doc: "Config.TopicBoost"},
 			{Name: "neighbor_weight", Type: TypeFloat, Default: "0.35", Doc: "Config.NeighborWeight"},
 			{Name: "relevant_floor", Type: TypeFloat, Default: "0.2", Doc: "Config.RelevantFloor"},
+			{Name: "periods", Type: TypeInt, Default: "4", Doc: "Config.Periods: equal periods up to the question's time whose best trace a time-shaped question gets (negative: off)"},
 		},
 		build: buildTimeline},
 	{Name: "memos", Kind: KindSystem, Doc: "MemOS's textual memory over windows of messages (retrieval/memos); fast mode is offline",
@@ -572,6 +575,8 @@ func buildTimeline(e *Env, s *Spec) (any, error) {
 	cfg.AbstainThreshold, cfg.AbstainPrior = s.Float("abstain_threshold"), s.Float("abstain_prior")
 	cfg.AbstainAnchors, cfg.AbstainMissing = s.Int("abstain_anchors"), s.Float("abstain_missing")
 	cfg.NoStateHit, cfg.ExtractorModel = !s.Bool("state_hit"), s.Str("model")
+	cfg.Periods = s.Int("periods")
+	cfg.AbstainWhenWords, cfg.NegationScope = s.Bool("abstain_when_words"), s.Int("negation_scope")
 	var chat llm.Chatter
 	if s.Str("extractor") == timeline.ExtractorModel {
 		if chat, err = e.chat(s, llm.RoleExtractor); err != nil {

@@ -103,6 +103,6 @@ func ExampleErrorCauses() {
 	fmt.Println(rep.Failures, "failures over", rep.Questions, "questions")
 	fmt.Println(rep.Table().Rows[0][:3])
 	// Output:
-	// 33 failures over 54 questions
-	// [wrong choice, all gold retrieved (reading) 13 24.1%]
+	// 29 failures over 54 questions
+	// [wrong choice, gold partly retrieved 12 22.2%]
 }

@@ -69,7 +69,11 @@
 // trace, the best trace dated in each window the question names, the
 // earliest and latest relevant traces (normalised score >= RelevantFloor,
 // in the topics at least half as strong as the best one, or among the k
-// best), the traces where a non-shift transition happened, then the rest
+// best), the best relevant trace of each of Periods (4) equal periods
+// from the earliest relevant trace to the question's time (one trace per
+// stretch of the story rather than the most similar passages, which
+// crowd into its busiest stretch), the traces where a non-shift
+// transition happened, then the rest
 // greedily by score × (1 + ln(1 + distance in traces to the picks)), then
 // the ranking, so the k slots span the topic's history instead of holding
 // near-duplicates.
@@ -99,8 +103,13 @@
 // State(ctx, q, k) reads the question's subject: its AbstainAnchors most
 // specific words (highest idf over the traces admitted at q.AskedAt;
 // Porter stems, one a prefix of the other counting as the same word when
-// both have at least 5 bytes), and every admitted sentence mentioning it
-// with its status. The abstention score is
+// both have at least 5 bytes; words of time and time shape such as
+// autumn, past, changed, usually, 去年, 一般 are skipped unless
+// AbstainWhenWords, as they say when or how the question asks, not what
+// about), and every admitted sentence mentioning it with its status. A
+// sentence's negation declines the subject only within NegationScope (5)
+// tokens of a subject word (NegEx's window); further away the mention is
+// stated, or decided with a commitment cue. The abstention score is
 //
 //	score = (open + missing + p) / (open + missing + closed + 2p)
 //

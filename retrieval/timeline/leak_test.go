@@ -22,6 +22,11 @@ func TestFutureTraceDoesNotChangeScores(t *testing.T) {
 		t.Fatal(err)
 	}
 	plus := leaktest.WithFutureTrace(d)
+	// the defaults run every feature: the periods of time-shaped
+	// questions, the subject without time words, the negation scope
+	if c := DefaultConfig(); c.Periods <= 0 || c.NegationScope <= 0 || c.AbstainWhenWords || c.WindowBoost <= 0 {
+		t.Fatalf("DefaultConfig %+v leaves a feature off: the test would not cover it", c)
+	}
 	build := func(d *datasets.Dataset) (retrieval.System, *Memory) {
 		m, err := New(DefaultConfig(), nil)
 		if err != nil {

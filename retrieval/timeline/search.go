@@ -225,7 +225,8 @@ func ranked(sc *scored, n int) []int {
 // ranking (lexical, topic, episode and time-window scores); trajectory,
 // comparison and pattern questions get the timeline of their best topics:
 // the best trace of each window the question names (TimeRefs), the
-// earliest and latest relevant traces, then transition points, then the
+// earliest and latest relevant traces, the best trace of each of Periods
+// equal periods up to the question's time, then transition points, then the
 // best of the rest spread over time, then the ranking. Use Support for the
 // abstention signal.
 func (m *Memory) Search(ctx context.Context, q datasets.Question, k int) ([]retrieval.Hit, error) {
@@ -258,7 +259,7 @@ func (m *Memory) Search(ctx context.Context, q datasets.Question, k int) ([]retr
 	order := ranked(sc, k)
 	var picks []int
 	if Shape(q.Task, q.Text) != ShapePoint {
-		picks = m.spread(c, sc, order, k, spans)
+		picks = m.spread(c, sc, order, k, spans, q.AskedAt)
 	}
 	seen := map[int]bool{}
 	for _, d := range picks {
@@ -304,7 +305,7 @@ func StateHit(r StateReport) retrieval.Hit {
 // topics: the relevant members (normalised score >= RelevantFloor) of the
 // topics whose strength is at least half the best one's, plus the relevant
 // traces among the k best overall.
-func (m *Memory) spread(c *corpus, sc *scored, order []int, k int, spans []Window) []int {
+func (m *Memory) spread(c *corpus, sc *scored, order []int, k int, spans []Window, at time.Time) []int {
 	var bestT float64
 	for _, v := range sc.topicS {
 		bestT = math.Max(bestT, v)
@@ -353,6 +354,11 @@ func (m *Memory) spread(c *corpus, sc *scored, order []int, k int, spans []Windo
 	}
 	take(rel[0])
 	take(rel[len(rel)-1])
+	if m.cfg.Periods > 0 {
+		for _, d := range m.periodBest(c, sc, rel, at) {
+			take(d)
+		}
+	}
 	// transition points of the topics on the timeline
 	for _, d := range rel {
 		tp := c.topics[c.entries[d].topic]
@@ -384,6 +390,58 @@ func (m *Memory) spread(c *corpus, sc *scored, order []int, k int, spans []Windo
 		take(bestD)
 	}
 	return picks
+}
+
+// periodBest splits the time from the earliest dated relevant trace of rel
+// to the question's time at (zero: to the latest relevant trace) into
+// Periods equal periods and returns the best trace (final score) of each
+// period that has one, best first: the topic's span covered by one trace
+// per period rather than by the most similar passages. Only admitted
+// traces are in rel, so nothing after at shapes the periods.
+func (m *Memory) periodBest(c *corpus, sc *scored, rel []int, at time.Time) []int {
+	var lo, hi time.Time
+	for _, d := range rel {
+		t := c.entries[d].tr.Time
+		if t.IsZero() {
+			continue
+		}
+		if lo.IsZero() || t.Before(lo) {
+			lo = t
+		}
+		if t.After(hi) {
+			hi = t
+		}
+	}
+	if !at.IsZero() {
+		hi = at.Add(time.Nanosecond) // the last period holds the question's own time
+	}
+	if lo.IsZero() || !hi.After(lo) {
+		return nil
+	}
+	p := m.cfg.Periods
+	best := make([]int, p)
+	for i := range best {
+		best[i] = -1
+	}
+	span := float64(hi.Sub(lo))
+	for _, d := range rel {
+		t := c.entries[d].tr.Time
+		if t.IsZero() {
+			continue
+		}
+		i := min(int(float64(t.Sub(lo))/span*float64(p)), p-1)
+		if b := best[i]; b < 0 || sc.final[d] > sc.final[b] {
+			best[i] = d
+		}
+	}
+	var out []int
+	for _, d := range best {
+		if d >= 0 {
+			out = append(out, d)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return sc.final[out[i]] > sc.final[out[j]] })
+	return out
 }
 
 func abs(x int) int {

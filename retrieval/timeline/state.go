@@ -399,7 +399,7 @@ func (m *Memory) state(ctx context.Context, q datasets.Question, k int, order []
 	var focus []fw
 	seen := map[string]bool{}
 	for _, t := range text.ContentTokens(q.Text) {
-		if qWords[t] || functionWord(t) {
+		if qWords[t] || functionWord(t) || (!m.cfg.AbstainWhenWords && whenWord(t)) {
 			continue
 		}
 		s := text.PorterStem(t)
@@ -453,6 +453,9 @@ func (m *Memory) state(ctx context.Context, q datasets.Question, k int, order []
 		for _, s := range e.sents {
 			if !mentions(s.stems, r.Subject) {
 				continue
+			}
+			if s.status == StatusDeclined && m.cfg.NegationScope > 0 && !negatedNear(s.text, r.Subject, m.cfg.NegationScope) {
+				s.status = unnegatedStatus(s.text) // the negation is about something else
 			}
 			if e.state != "" && e.committed && !undetermined(s.status) {
 				s.status = StatusDecided // the extractor model's committed flag
@@ -624,4 +627,75 @@ func dateOf(t time.Time) string {
 		return "undated"
 	}
 	return t.Format("2006-01-02")
+}
+
+// timeWordsEN are English words that say when or how often (seasons,
+// months, weekdays, units of time, deictic time words), and shapeWordsEN
+// those that say the question's time shape (changed, compared, usually):
+// neither names what a question is about.
+var (
+	timeWordsEN = words("spring summer autumn fall winter year years month months week weeks weekend day days today yesterday tomorrow tonight morning mornings evening evenings night nights past last next ago recent recently lately currently nowadays time times moment season " +
+		"january february march april may june july august september october november december monday tuesday wednesday thursday friday saturday sunday")
+	shapeWordsEN = words("change changed changes changing compare compared comparison compares usually usual often always since evolve evolved differ different difference typically normally")
+	// whenZH are Chinese characters or bigrams of time and time shape: a
+	// bigram holding one of them says when, not what.
+	whenZH = []string{"年", "月", "天", "周末", "星期", "最近", "现在", "以前", "以后", "后来", "当初", "刚开始", "开始", "时候", "变化", "一样", "相比", "比起", "一般", "通常", "平时", "总是", "经常"}
+)
+
+// whenWord reports whether a question token says when or in what time
+// shape rather than what about.
+func whenWord(t string) bool {
+	if timeWordsEN[t] || shapeWordsEN[t] {
+		return true
+	}
+	if cjk(t) {
+		for _, w := range whenZH {
+			if strings.Contains(t, w) || (len([]rune(w)) > 2 && strings.Contains(w, t)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// negationToken reports whether a token is a negation cue of the declined
+// status (declineEN, a word ending in n't, a Chinese token holding a
+// declineZH cue).
+func negationToken(t string) bool {
+	return declineEN[t] || strings.HasSuffix(t, "n't") || countZH(t, declineZH) > 0
+}
+
+// negatedNear reports whether a negation cue of sentence s lies within
+// scope tokens of a word of the subject (the scope of negation is local,
+// as in NegEx's five-word window): "so no cardiology referral needed"
+// declines the cardiologist, "I cried so hard ... and then I couldn't stop
+// laughing" does not decline what was hard.
+func negatedNear(s string, subject []string, scope int) bool {
+	toks := text.Tokens(s)
+	var subj, neg []int
+	for i, t := range toks {
+		if negationToken(t) {
+			neg = append(neg, i)
+		}
+		if mentions([]string{text.PorterStem(t)}, subject) {
+			subj = append(subj, i)
+		}
+	}
+	for _, a := range subj {
+		for _, b := range neg {
+			if abs(a-b) <= scope {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unnegatedStatus is a sentence's status when its negation does not bear
+// on the subject: decided with a commitment cue, else stated.
+func unnegatedStatus(s string) string {
+	if cues(s).commit {
+		return StatusDecided
+	}
+	return StatusStated
 }
