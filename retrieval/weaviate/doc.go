@@ -30,7 +30,14 @@
 // text.Tokens (the tokenizer of memlab's Flat BM25, which also splits
 // Chinese into character bigrams) and joined by spaces, with whitespace
 // tokenization: BM25 and the keyword side of hybrid search read terms, so
-// lexical matching is the same in English and Chinese. Vectors come from the
+// lexical matching is the same in English and Chinese. Only what a search
+// reads is indexed (collections made from 2026-12 on): corpus and hasTime
+// are filterable, eventTime has a range index (the admission filter's <=),
+// terms is searchable (BM25) and not filterable; unitId, traceIds, kind,
+// medium and content are stored without any inverted index, which made the
+// import of many personas 2.5 times faster (docs/performance.md).
+// Collections made before, with every property indexed, are opened as they
+// are and give the same results. Vectors come from the
 // caller (vectorizer none), with cosine distance and a flat (exact, the
 // default) or HNSW index. The vector length is recorded in the collection's
 // description and checked on the client side: the server does not check it

@@ -365,8 +365,15 @@ func (s *Store) ResetCorpus(ctx context.Context, corpus string) error {
 
 // classDef is the schema of a new collection.
 func classDef(name string, dims int, index string, perCorpus bool, bm25 BM25Config) *models.Class {
+	no, yes := false, true
 	field := func(n string, dt string) *models.Property {
 		return &models.Property{Name: n, DataType: []string{dt}, Tokenization: models.PropertyTokenizationField}
+	}
+	// stored, never filtered on nor searched: no inverted index to build
+	// (an index of content and of the ids more than halved the import rate)
+	stored := func(p *models.Property) *models.Property {
+		p.IndexFilterable, p.IndexSearchable = &no, &no
+		return p
 	}
 	return &models.Class{
 		Class:              name,
@@ -380,14 +387,14 @@ func classDef(name string, dims int, index string, perCorpus bool, bm25 BM25Conf
 		InvertedIndexConfig: &models.InvertedIndexConfig{Bm25: &models.BM25Config{K1: float32(bm25.K1), B: float32(bm25.B)}},
 		Properties: []*models.Property{
 			field(PropCorpus, "text"),
-			field(PropUnitID, "text"),
-			field(PropTraceIDs, "text[]"),
-			field(PropKind, "text"),
-			field(PropMedium, "text"),
+			stored(field(PropUnitID, "text")),
+			stored(field(PropTraceIDs, "text[]")),
+			stored(field(PropKind, "text")),
+			stored(field(PropMedium, "text")),
 			{Name: PropHasTime, DataType: []string{"boolean"}},
-			{Name: PropEventTime, DataType: []string{"date"}},
-			{Name: PropContent, DataType: []string{"text"}, Tokenization: models.PropertyTokenizationWord},
-			{Name: PropTerms, DataType: []string{"text"}, Tokenization: models.PropertyTokenizationWhitespace},
+			{Name: PropEventTime, DataType: []string{"date"}, IndexFilterable: &no, IndexRangeFilters: &yes},
+			stored(&models.Property{Name: PropContent, DataType: []string{"text"}, Tokenization: models.PropertyTokenizationWord}),
+			{Name: PropTerms, DataType: []string{"text"}, Tokenization: models.PropertyTokenizationWhitespace, IndexFilterable: &no},
 		},
 	}
 }
