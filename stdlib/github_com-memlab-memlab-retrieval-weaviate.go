@@ -16,6 +16,7 @@ func init() {
 		"DefaultAlpha":      reflect.ValueOf(constant.MakeFromLiteral("0.5", token.FLOAT, 0)),
 		"DefaultBatchSize":  reflect.ValueOf(constant.MakeFromLiteral("200", token.INT, 0)),
 		"DefaultTimeout":    reflect.ValueOf(weaviate.DefaultTimeout),
+		"DefaultWorkers":    reflect.ValueOf(constant.MakeFromLiteral("4", token.INT, 0)),
 		"EnvGRPC":           reflect.ValueOf(constant.MakeFromLiteral("\"MEMLAB_WEAVIATE_GRPC\"", token.STRING, 0)),
 		"EnvURL":            reflect.ValueOf(constant.MakeFromLiteral("\"MEMLAB_WEAVIATE_URL\"", token.STRING, 0)),
 		"IndexFlat":         reflect.ValueOf(constant.MakeFromLiteral("\"flat\"", token.STRING, 0)),
@@ -42,8 +43,11 @@ func init() {
 		"StatsCollection":   reflect.ValueOf(constant.MakeFromLiteral("\"collection\"", token.STRING, 0)),
 		"StatsCorpus":       reflect.ValueOf(constant.MakeFromLiteral("\"corpus\"", token.STRING, 0)),
 		"TenantName":        reflect.ValueOf(weaviate.TenantName),
+		"WeaviateB":         reflect.ValueOf(constant.MakeFromLiteral("0.75", token.FLOAT, 0)),
+		"WeaviateK1":        reflect.ValueOf(constant.MakeFromLiteral("1.20000000000000000004336808689942017736029811203479766845703125", token.FLOAT, 0)),
 
 		// type definitions
+		"BM25Config":    reflect.ValueOf((*weaviate.BM25Config)(nil)),
 		"Config":        reflect.ValueOf((*weaviate.Config)(nil)),
 		"ImportError":   reflect.ValueOf((*weaviate.ImportError)(nil)),
 		"Object":        reflect.ValueOf((*weaviate.Object)(nil)),

@@ -30,7 +30,14 @@
 // text.Tokens (the tokenizer of memlab's Flat BM25, which also splits
 // Chinese into character bigrams) and joined by spaces, with whitespace
 // tokenization: BM25 and the keyword side of hybrid search read terms, so
-// lexical matching is the same in English and Chinese. Vectors come from the
+// lexical matching is the same in English and Chinese. Only what a search
+// reads is indexed (in the collections this version creates): corpus and hasTime
+// are filterable, eventTime has a range index (the admission filter's <=),
+// terms is searchable (BM25) and not filterable; unitId, traceIds, kind,
+// medium and content are stored without any inverted index, which made the
+// import of 200,000 traces 2.6 times faster (docs/performance.md).
+// Collections made before, with every property indexed, are opened as they
+// are and give the same results. Vectors come from the
 // caller (vectorizer none), with cosine distance and a flat (exact, the
 // default) or HNSW index. The vector length is recorded in the collection's
 // description and checked on the client side: the server does not check it
@@ -40,7 +47,26 @@
 // a unit again replaces it: re-ingest is idempotent, and an import that
 // failed half way (the server died) is resumed by running it again.
 // Dates are sent as RFC 3339 strings (a time.Time property is silently
-// dropped on the gRPC import path).
+// dropped on the gRPC import path). A collection's BM25 constants are
+// Weaviate's (k1 = 1.2, b = 0.75) unless Config.BM25 sets others at its
+// creation; constants other than Weaviate's are in a System's name and spec.
+//
+// # Import
+//
+// Store.Put is batched and concurrent: the objects are split into requests
+// of at most Config.BatchSize objects of one corpus (one tenant) each, sent
+// through the client's batcher (gRPC when Config.GRPC is set), with at most
+// Config.Workers requests in flight over the whole Store, whichever
+// goroutines import; System.IngestDataset embeds and imports the corpora
+// concurrently under the same bound. The tenants of new corpora are
+// created first (one listing, one creation request per 100). An object the
+// server refuses does not stop the import: the others go on, and Put
+// returns an *ImportError whose Failures name each refused object (trace id,
+// corpus, object id, the server's message), in the import's order. A
+// request that fails as a whole (the server died) stops the import: no
+// further request is sent, those in flight are cancelled, and the error
+// names that request's corpus and units. Nothing of this changes what is
+// stored (object ids are deterministic).
 //
 // # Temporal admission
 //
@@ -68,14 +94,49 @@
 // # Strict statistics
 //
 // The time filter keeps later traces out of the results, not out of
-// Weaviate's BM25 statistics, which cover every object of the index. So
-// the System has two ingest modes, named in its name: IngestIncremental
-// (the default; the Memory protocol through retrieval.NewIncremental, the
-// store holding only what was admitted at the question asked, emptied for
-// a corpus at its first ingest) and IngestAll (IngestDataset, then
-// Retrieve; later traces count). Over a per-corpus store, incremental
-// ingest is strict: the question's tenant holds exactly its admitted
-// traces, so the server's BM25 statistics are theirs ("stats=admitted").
-// This is exact by construction rather than by re-ranking: no statistic is
-// recomputed locally (Weaviate's BM25 scores are its own, not memlab's).
+// Weaviate's BM25 statistics: the server computes N (the objects of the
+// tenant), each term's document frequency and the average length over
+// every object of the index, and counts the matches the filter excludes
+// into the document frequency on purpose (Weaviate 1.35's BM25Searcher).
+// A tenant holding later traces therefore shapes an earlier question's
+// BM25 scores even though the filter never returns them. So the System has
+// two ingest modes, named in its name: IngestIncremental (the default; the
+// Memory protocol through retrieval.NewIncremental, the store holding only
+// what was admitted at the question asked, emptied for a corpus at its
+// first ingest) and IngestAll (IngestDataset once, then Retrieve, every
+// query filtered by its time). Over a per-corpus store, incremental ingest
+// is strict: the question's tenant holds exactly its admitted traces, so
+// the server's BM25 statistics are theirs ("stats=admitted"), and the time
+// filter, still sent, is a second guard. This is exact by construction
+// rather than by re-ranking: no statistic is recomputed locally (Weaviate's
+// BM25 scores are its own, not memlab's).
+//
+// Dense search has no statistics: a cosine depends on the query and the
+// object alone. Over a flat index the server ranks exactly the objects the
+// filter allows, so the filter is exact admission and IngestAll is strict
+// as well: every trace of every persona is imported once (concurrently) and
+// each question filtered by its time, which is the fast mode for dense
+// search over many personas ("weaviate-dense(...,ingest=all,stats=admitted)";
+// TestDenseFilterEqualsIncremental and TestFutureTraceDoesNotChangeScores
+// check it against a server). The vectors are the embedder's: a model
+// embedder or a retrieval.AdmittedEmbedder carries no later trace, an
+// offline embedder fitted on every trace does (its name says how many it
+// was fitted on). Over an HNSW index an approximate search walks a graph
+// that, in IngestAll, holds later traces, so that mode is named
+// stats=corpus (in 1.35 the server searches the allowed objects by brute
+// force when fewer than its flatSearchCutoff, 40,000 by default, pass the
+// filter, and is then exact). BM25 and hybrid search in IngestAll, and
+// every mode but flat dense in a shared collection, are leaky (stats=corpus,
+// stats=collection): kept to measure the leak.
+//
+// # Ties
+//
+// Hits of equal score come back in the server's order, which depends on
+// the internal document ids; the server stores a batch's objects
+// concurrently, so that order, and which of several tied objects fill the
+// last places of a top k, may differ from one import to another and from
+// the embedded stores' (which break ties by insertion order). Apart from
+// ties, the same search against Weaviate and against the embedded stores
+// returns the same ids in the same order (TestDenseSameAsVecStore,
+// TestBM25SameAsFlat).
 package weaviate

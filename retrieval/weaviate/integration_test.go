@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"os"
@@ -576,9 +577,62 @@ func TestImportErrors(t *testing.T) {
 		if f := ie.Failures[1]; f.UnitID != "bad-prop" || !strings.Contains(f.Message, "bogus") {
 			t.Errorf("failure 1 = %+v", f)
 		}
+		if msg := err.Error(); !strings.Contains(msg, `trace "bad-date" of corpus "c"`) || !strings.Contains(msg, `trace "bad-prop" of corpus "c"`) {
+			t.Errorf("the error does not name the traces: %v", err)
+		}
 		t.Logf("reported: %v", err)
 		if n, _ := store.Count(ctx, "c"); n != 3 {
 			t.Errorf("%d objects stored, want the 3 good ones", n)
+		}
+	})
+
+	t.Run("concurrent batches of several corpora", func(t *testing.T) {
+		// 5 corpora x 7 objects in batches of 2, 3 requests at once; one bad
+		// object in two of the corpora
+		many, err := Open(ctx, Config{URL: store.cfg.URL, GRPC: store.cfg.GRPC, Collection: store.cfg.Collection, BatchSize: 2, Workers: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var objs []Object
+		for c := range 5 {
+			for i := range 7 {
+				objs = append(objs, Object{Corpus: fmt.Sprintf("m%d", c), Unit: unit(fmt.Sprintf("m%d-%d", c, i), i+1), Vector: vec(float32(i))})
+			}
+		}
+		built := make([]*models.Object, len(objs))
+		for i, o := range objs {
+			if built[i], err = many.buildObject(o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		built[9].Properties.(map[string]interface{})[PropEventTime] = "yesterday" // m1-2
+		built[33].Properties.(map[string]interface{})["bogus"] = 1                // m4-5
+		if err := many.ensureTenants(ctx, []string{"m0", "m1", "m2", "m3", "m4"}); err != nil {
+			t.Fatal(err)
+		}
+		err = many.importObjects(ctx, built, objs)
+		var ie *ImportError
+		if !errors.As(err, &ie) || ie.Transport != nil || ie.Sent != 35 || len(ie.Failures) != 2 {
+			t.Fatalf("error %v (%+v), want an *ImportError with 2 refused objects of 35 sent", err, ie)
+		}
+		if ie.Failures[0].UnitID != "m1-2" || ie.Failures[1].UnitID != "m4-5" || ie.Failures[1].Corpus != "m4" {
+			t.Errorf("failures %+v, want m1-2 then m4-5 (the import's order)", ie.Failures)
+		}
+		for c := range 5 {
+			want := 7
+			if c == 1 || c == 4 {
+				want = 6
+			}
+			if n, err := many.Count(ctx, fmt.Sprintf("m%d", c)); err != nil || n != want {
+				t.Errorf("corpus m%d: %d objects, %v; want %d", c, n, err, want)
+			}
+		}
+		// the good objects again, through Put: everything stored once
+		if err := many.Put(ctx, append(append(objs[:9:9], objs[10:33]...), objs[34])); err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := many.Count(ctx, "m2"); n != 7 {
+			t.Errorf("corpus m2 after a second import: %d objects, want 7", n)
 		}
 	})
 
@@ -598,8 +652,9 @@ func TestImportErrors(t *testing.T) {
 		}
 		err = dead.Put(ctx, objs)
 		var ie *ImportError
-		if !errors.As(err, &ie) || ie.Transport == nil || ie.Sent != 0 || !strings.Contains(err.Error(), "running it again resumes") {
-			t.Fatalf("error %v, want an *ImportError with a transport failure", err)
+		if !errors.As(err, &ie) || ie.Transport == nil || ie.Sent != 0 || !strings.Contains(err.Error(), "running it again resumes") ||
+			!strings.Contains(err.Error(), `objects of corpus "d", units "x`) {
+			t.Fatalf("error %v, want an *ImportError with a transport failure naming the batch", err)
 		}
 		t.Logf("reported: %v", err)
 		// partial state, then the full import again: each object once

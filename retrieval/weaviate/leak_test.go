@@ -9,12 +9,19 @@ import (
 	"github.com/memlab/memlab/retrieval/internal/leaktest"
 )
 
-// TestFutureTraceDoesNotChangeScores (issue 20) runs against a real
-// server. Strict mode (per-corpus tenants filled incrementally, a strict
-// embedder for the vectors): a trace dated after every question changes
-// no question's hits or Weaviate scores, in every search mode. The old
-// behaviour (every trace imported first, IngestAll, in a shared or a
-// per-corpus collection): it changes the BM25 and hybrid scores.
+// TestFutureTraceDoesNotChangeScores (issues 20 and 22) runs against a
+// real server. Strict mode (per-corpus tenants filled incrementally, a
+// strict embedder for the vectors): a trace dated after every question
+// changes no question's hits or Weaviate scores, in every search mode.
+// The fast dense mode (every trace imported once, IngestAll, each query
+// filtered by its time, a flat index, a fixed embedder): strict too, as
+// its name says (stats=admitted). BM25 and hybrid with every trace imported
+// first, in a shared or a per-corpus collection: the later trace changes
+// the scores, though the filter never returns it: Weaviate computes N,
+// the document frequencies and the average length over the whole tenant
+// (or collection), the objects the filter excludes included (its
+// BM25Searcher counts the filtered-out matches into each term's document
+// frequency on purpose).
 func TestFutureTraceDoesNotChangeScores(t *testing.T) {
 	server(t)
 	d, err := datasets.Sample()
@@ -57,7 +64,30 @@ func TestFutureTraceDoesNotChangeScores(t *testing.T) {
 			}
 		})
 	}
-	// the old behaviour: everything imported, then Retrieve
+	// the fast dense mode: everything imported once, each query filtered
+	t.Run("dense-ingest-all", func(t *testing.T) {
+		emb := sampleEmbedder(t, d) // fitted once on the sample's traces: the same vectors for both
+		build := func(d *datasets.Dataset) *System {
+			sys, err := NewSystem(openTest(t, Config{}), emb, SystemConfig{Mode: ModeDense, Ingest: IngestAll})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sys.IngestDataset(t.Context(), d); err != nil {
+				t.Fatal(err)
+			}
+			return sys
+		}
+		a, b := build(d), build(plus)
+		if a.Stats() != StatsAdmitted {
+			t.Errorf("%s: Stats %q, want %q", a.Name(), a.Stats(), StatsAdmitted)
+		}
+		changed, n := leaktest.Compare(t, d, a, b, 10, limit, true)
+		if n < 12 {
+			t.Fatalf("%s: %d questions compared", a.Name(), n)
+		}
+		t.Logf("%s: %d of %d results changed by a later trace", a.Name(), changed, n)
+	})
+	// BM25 and hybrid with everything imported, then Retrieve (leaky)
 	for _, shared := range []bool{true, false} {
 		for _, mode := range []string{ModeBM25, ModeHybrid} {
 			var emb llm.Embedder
@@ -225,5 +255,51 @@ func TestStrictIgnoresOtherCorporaAndEarlierRuns(t *testing.T) {
 		t.Errorf("%s: another persona in the shared collection changed none of %d results: the test cannot see that leak", a.Name(), n)
 	} else {
 		t.Logf("%s: another persona in the collection changed %d of %d results", a.Name(), changed, n)
+	}
+}
+
+// TestDenseFilterEqualsIncremental (issue 22): in dense search over a flat
+// index, the time filter is exact admission: importing every trace once
+// and filtering each query (IngestAll, the fast mode) gives, for every
+// question, the hits and scores of a tenant filled with the admitted
+// traces only (IngestIncremental). For BM25 the same comparison differs
+// (TestFutureTraceDoesNotChangeScores shows why), which is why strict BM25
+// keeps the incremental fill.
+func TestDenseFilterEqualsIncremental(t *testing.T) {
+	server(t)
+	d, err := datasets.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb := sampleEmbedder(t, d)
+	all, err := NewSystem(openTest(t, Config{}), emb, SystemConfig{Mode: ModeDense, Ingest: IngestAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := all.IngestDataset(t.Context(), d); err != nil {
+		t.Fatal(err)
+	}
+	inc, err := NewSystem(openTest(t, Config{}), emb, SystemConfig{Mode: ModeDense})
+	if err != nil {
+		t.Fatal(err)
+	}
+	incSys := retrieval.NewIncremental(d, inc)
+	compared := 0
+	for _, q := range retrieval.SortByAskedAt(d.Questions) {
+		a, err := all.Retrieve(t.Context(), q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := incSys.Retrieve(t.Context(), q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, why := leaktest.SameHits(a, b); !ok {
+			t.Errorf("question %s: filtered %v, incremental %v: %s", q.ID, unitIDs(a), unitIDs(b), why)
+		}
+		compared++
+	}
+	if compared < 50 {
+		t.Errorf("%d questions compared", compared)
 	}
 }

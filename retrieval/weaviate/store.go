@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -32,7 +34,36 @@ const (
 const (
 	DefaultBatchSize = 200
 	DefaultTimeout   = 60 * time.Second
+	DefaultWorkers   = 4
 )
+
+// Weaviate's own BM25 constants, those of a collection made with the zero
+// BM25Config.
+const (
+	WeaviateK1 = 1.2
+	WeaviateB  = 0.75
+)
+
+// BM25Config are the BM25 constants of a new collection (Weaviate keeps them
+// in the collection's inverted index configuration). The zero value selects
+// Weaviate's defaults, WeaviateK1 and WeaviateB; any other value is taken as
+// given, so {K1: 1.5} is k1 = 1.5 with b = 0 (no length normalisation).
+type BM25Config struct {
+	K1, B float64
+}
+
+// resolve applies Weaviate's defaults to the zero value.
+func (c BM25Config) resolve() BM25Config {
+	if c == (BM25Config{}) {
+		return BM25Config{K1: WeaviateK1, B: WeaviateB}
+	}
+	return c
+}
+
+// isDefault reports whether c (resolved) is Weaviate's default.
+func (c BM25Config) isDefault() bool {
+	return c.resolve() == BM25Config{K1: WeaviateK1, B: WeaviateB}
+}
 
 // Environment variables naming the server, as printed by
 // scripts/weaviate-start.sh.
@@ -78,7 +109,17 @@ type Config struct {
 	// there and any other value must match it. The distance is cosine.
 	Index string
 	// BatchSize is the number of objects per import request (0 = 200).
+	// A request holds objects of one tenant (one corpus) only.
 	BatchSize int
+	// Workers bounds the import requests in flight at once over the whole
+	// Store, whichever goroutines call Put (0 = DefaultWorkers). Object ids
+	// are deterministic, so the number of workers changes nothing stored;
+	// see the package doc for the order of exactly tied hits.
+	Workers int
+	// BM25 are the BM25 constants of a new collection (the zero value is
+	// Weaviate's k1 = 1.2, b = 0.75). For an existing collection the zero
+	// value accepts what is there and any other value must match it.
+	BM25 BM25Config
 	// Timeout bounds each REST call and each gRPC batch call (0 = 60 s).
 	Timeout time.Duration
 	// Shared keeps every corpus in one index, as collections were before
@@ -103,6 +144,8 @@ type Store struct {
 	dims      int
 	index     string
 	perCorpus bool
+	bm25      BM25Config    // the collection's BM25 constants
+	slots     chan struct{} // import requests in flight (Config.Workers)
 
 	mu      sync.Mutex
 	tenants map[string]bool // tenants known to exist
@@ -133,6 +176,15 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.BatchSize == 0 {
 		cfg.BatchSize = DefaultBatchSize
 	}
+	if cfg.Workers < 0 {
+		return nil, fmt.Errorf("weaviate: open %s: Workers = %d, want > 0", cfg.Collection, cfg.Workers)
+	}
+	if cfg.Workers == 0 {
+		cfg.Workers = DefaultWorkers
+	}
+	if b := cfg.BM25; b.K1 < 0 || b.B < 0 || b.B > 1 || math.IsNaN(b.K1) || math.IsInf(b.K1, 0) || math.IsNaN(b.B) {
+		return nil, fmt.Errorf("weaviate: open %s: BM25 = %+v: want K1 >= 0 (finite) and B in [0, 1]", cfg.Collection, b)
+	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
@@ -151,7 +203,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		}
 		return nil, fmt.Errorf("weaviate: open %s: server %s not ready (start it with scripts/weaviate-start.sh): %w", cfg.Collection, cfg.URL, err)
 	}
-	s := &Store{client: client, cfg: cfg, tenants: map[string]bool{}}
+	s := &Store{client: client, cfg: cfg, tenants: map[string]bool{}, slots: make(chan struct{}, cfg.Workers)}
 	if err := s.ensureClass(ctx); err != nil {
 		return nil, err
 	}
@@ -166,6 +218,9 @@ func (s *Store) Dims() int { return s.dims }
 
 // Index returns the collection's vector index type (IndexFlat or IndexHNSW).
 func (s *Store) Index() string { return s.index }
+
+// BM25 returns the collection's BM25 constants.
+func (s *Store) BM25() BM25Config { return s.bm25 }
 
 // PerCorpus reports whether each corpus is a tenant with its own index and
 // statistics (false: Config.Shared, one index for every corpus).
@@ -192,39 +247,53 @@ func (s *Store) tenant(corpus string) string {
 	return TenantName(corpus)
 }
 
-// ensureTenants creates the tenants of corpora that do not exist yet.
+// tenantBatch is the number of tenants created per request.
+const tenantBatch = 100
+
+// ensureTenants creates the tenants of corpora that do not exist yet. The
+// tenants of the collection are listed once per call when some are not
+// known to exist, so a first import of many personas costs one listing
+// and one creation request per tenantBatch of them.
 func (s *Store) ensureTenants(ctx context.Context, corpora []string) error {
 	if !s.perCorpus {
 		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var missing []models.Tenant
-	seen := map[string]bool{}
+	var unknown []string
+	byName := map[string]string{}
 	for _, c := range corpora {
 		n := TenantName(c)
-		if s.tenants[n] || seen[n] {
+		if s.tenants[n] || byName[n] != "" {
 			continue
 		}
-		seen[n] = true
-		ok, err := s.client.Schema().TenantsExists().WithClassName(s.cfg.Collection).WithTenant(n).Do(ctx)
-		if err != nil {
-			return fmt.Errorf("check tenant %s of corpus %q: %w", n, c, err)
-		}
-		if ok {
-			s.tenants[n] = true
-			continue
-		}
-		missing = append(missing, models.Tenant{Name: n})
+		byName[n] = c
+		unknown = append(unknown, n)
 	}
-	if len(missing) == 0 {
+	if len(unknown) == 0 {
 		return nil
 	}
-	if err := s.client.Schema().TenantsCreator().WithClassName(s.cfg.Collection).WithTenants(missing...).Do(ctx); err != nil {
-		return fmt.Errorf("create %d tenants: %w", len(missing), err)
+	have, err := s.client.Schema().TenantsGetter().WithClassName(s.cfg.Collection).Do(ctx)
+	if err != nil {
+		return fmt.Errorf("list the tenants (to create those of %d corpora, the first %q): %w", len(unknown), byName[unknown[0]], err)
 	}
-	for _, m := range missing {
-		s.tenants[m.Name] = true
+	for _, t := range have {
+		s.tenants[t.Name] = true
+	}
+	var missing []models.Tenant
+	for _, n := range unknown {
+		if !s.tenants[n] {
+			missing = append(missing, models.Tenant{Name: n})
+		}
+	}
+	for start := 0; start < len(missing); start += tenantBatch {
+		part := missing[start:min(start+tenantBatch, len(missing))]
+		if err := s.client.Schema().TenantsCreator().WithClassName(s.cfg.Collection).WithTenants(part...).Do(ctx); err != nil {
+			return fmt.Errorf("create %d tenants (%s of corpus %q first): %w", len(part), part[0].Name, byName[part[0].Name], err)
+		}
+		for _, m := range part {
+			s.tenants[m.Name] = true
+		}
 	}
 	return nil
 }
@@ -295,9 +364,16 @@ func (s *Store) ResetCorpus(ctx context.Context, corpus string) error {
 }
 
 // classDef is the schema of a new collection.
-func classDef(name string, dims int, index string, perCorpus bool) *models.Class {
+func classDef(name string, dims int, index string, perCorpus bool, bm25 BM25Config) *models.Class {
+	no, yes := false, true
 	field := func(n string, dt string) *models.Property {
 		return &models.Property{Name: n, DataType: []string{dt}, Tokenization: models.PropertyTokenizationField}
+	}
+	// stored, never filtered on nor searched: no inverted index to build
+	// (an index of content and of the ids more than halved the import rate)
+	stored := func(p *models.Property) *models.Property {
+		p.IndexFilterable, p.IndexSearchable = &no, &no
+		return p
 	}
 	return &models.Class{
 		Class:              name,
@@ -306,16 +382,19 @@ func classDef(name string, dims int, index string, perCorpus bool) *models.Class
 		VectorIndexType:    index,
 		VectorIndexConfig:  map[string]interface{}{"distance": "cosine"},
 		MultiTenancyConfig: &models.MultiTenancyConfig{Enabled: perCorpus},
+		// b = 0 is omitted from the JSON (omitempty) and read as 0 by the
+		// server, since the object is present
+		InvertedIndexConfig: &models.InvertedIndexConfig{Bm25: &models.BM25Config{K1: float32(bm25.K1), B: float32(bm25.B)}},
 		Properties: []*models.Property{
 			field(PropCorpus, "text"),
-			field(PropUnitID, "text"),
-			field(PropTraceIDs, "text[]"),
-			field(PropKind, "text"),
-			field(PropMedium, "text"),
+			stored(field(PropUnitID, "text")),
+			stored(field(PropTraceIDs, "text[]")),
+			stored(field(PropKind, "text")),
+			stored(field(PropMedium, "text")),
 			{Name: PropHasTime, DataType: []string{"boolean"}},
-			{Name: PropEventTime, DataType: []string{"date"}},
-			{Name: PropContent, DataType: []string{"text"}, Tokenization: models.PropertyTokenizationWord},
-			{Name: PropTerms, DataType: []string{"text"}, Tokenization: models.PropertyTokenizationWhitespace},
+			{Name: PropEventTime, DataType: []string{"date"}, IndexFilterable: &no, IndexRangeFilters: &yes},
+			stored(&models.Property{Name: PropContent, DataType: []string{"text"}, Tokenization: models.PropertyTokenizationWord}),
+			{Name: PropTerms, DataType: []string{"text"}, Tokenization: models.PropertyTokenizationWhitespace, IndexFilterable: &no},
 		},
 	}
 }
@@ -331,11 +410,11 @@ func (s *Store) ensureClass(ctx context.Context) error {
 		if s.cfg.Dims == 0 {
 			return fmt.Errorf("weaviate: open %s: the collection does not exist and Dims is 0: give the vector length", name)
 		}
-		s.dims, s.index, s.perCorpus = s.cfg.Dims, s.cfg.Index, !s.cfg.Shared
+		s.dims, s.index, s.perCorpus, s.bm25 = s.cfg.Dims, s.cfg.Index, !s.cfg.Shared, s.cfg.BM25.resolve()
 		if s.index == "" {
 			s.index = IndexFlat
 		}
-		err := s.client.Schema().ClassCreator().WithClass(classDef(name, s.dims, s.index, !s.cfg.Shared)).Do(ctx)
+		err := s.client.Schema().ClassCreator().WithClass(classDef(name, s.dims, s.index, !s.cfg.Shared, s.bm25)).Do(ctx)
 		if err == nil {
 			return nil
 		}
@@ -358,6 +437,20 @@ func (s *Store) ensureClass(ctx context.Context) error {
 	if s.cfg.Index != "" && s.cfg.Index != cls.VectorIndexType {
 		return fmt.Errorf("weaviate: open %s: the collection has a %q index, Index is %q", name, cls.VectorIndexType, s.cfg.Index)
 	}
+	bm25 := BM25Config{K1: WeaviateK1, B: WeaviateB}
+	if ic := cls.InvertedIndexConfig; ic != nil && ic.Bm25 != nil {
+		// the server keeps float32 values: read them back as the float64
+		// values memlab asked for when they round to the same float32
+		bm25 = BM25Config{K1: float64(ic.Bm25.K1), B: float64(ic.Bm25.B)}
+		if want := s.cfg.BM25.resolve(); float32(want.K1) == ic.Bm25.K1 && float32(want.B) == ic.Bm25.B {
+			bm25 = want
+		} else if d := (BM25Config{K1: WeaviateK1, B: WeaviateB}); float32(d.K1) == ic.Bm25.K1 && float32(d.B) == ic.Bm25.B {
+			bm25 = d
+		}
+	}
+	if s.cfg.BM25 != (BM25Config{}) && s.cfg.BM25 != bm25 {
+		return fmt.Errorf("weaviate: open %s: the collection has BM25 k1 = %g, b = %g; BM25 is %+v", name, bm25.K1, bm25.B, s.cfg.BM25)
+	}
 	perCorpus := cls.MultiTenancyConfig != nil && cls.MultiTenancyConfig.Enabled
 	switch {
 	case perCorpus && s.cfg.Shared:
@@ -365,7 +458,7 @@ func (s *Store) ensureClass(ctx context.Context) error {
 	case !perCorpus && !s.cfg.Shared:
 		return fmt.Errorf("weaviate: open %s: the collection keeps every corpus in one shared index (as collections made before per-corpus tenants did): open it with Shared: true, or drop it", name)
 	}
-	s.dims, s.index, s.perCorpus = dims, cls.VectorIndexType, perCorpus
+	s.dims, s.index, s.perCorpus, s.bm25 = dims, cls.VectorIndexType, perCorpus, bm25
 	return nil
 }
 
@@ -381,7 +474,7 @@ func checkClass(cls *models.Class) (int, error) {
 	for _, p := range cls.Properties {
 		have[p.Name] = true
 	}
-	for _, p := range classDef(cls.Class, dims, "", false).Properties {
+	for _, p := range classDef(cls.Class, dims, "", false, BM25Config{}).Properties {
 		if !have[p.Name] {
 			return 0, fmt.Errorf("the existing collection has no property %q", p.Name)
 		}
@@ -408,28 +501,54 @@ type Object struct {
 	Vector []float32
 }
 
-// ObjectFailure is one object the server refused.
+// ObjectFailure is one object the server refused: its corpus, unit id, the
+// traces the unit holds (for a raw trace, the trace itself), its object id
+// and the server's message.
 type ObjectFailure struct {
-	Corpus  string
-	UnitID  string
-	UUID    string
-	Message string
+	Corpus   string
+	UnitID   string
+	TraceIDs []string
+	UUID     string
+	Message  string
+
+	index int // position in the import, to report failures in order
+}
+
+// String names the object and the server's message, as ImportError does:
+// `trace "t1" of corpus "p01" (uuid): message` for a raw-trace unit,
+// `unit "u" (traces "t1", "t2") of corpus "p01" (uuid): message` for
+// another unit.
+func (f ObjectFailure) String() string {
+	switch {
+	case len(f.TraceIDs) == 1 && f.TraceIDs[0] == f.UnitID:
+		return fmt.Sprintf("trace %q of corpus %q (%s): %s", f.UnitID, f.Corpus, f.UUID, f.Message)
+	case len(f.TraceIDs) == 0:
+		return fmt.Sprintf("unit %q of corpus %q (%s): %s", f.UnitID, f.Corpus, f.UUID, f.Message)
+	}
+	q := make([]string, len(f.TraceIDs))
+	for i, id := range f.TraceIDs {
+		q[i] = strconv.Quote(id)
+	}
+	return fmt.Sprintf("unit %q (traces %s) of corpus %q (%s): %s", f.UnitID, strings.Join(q, ", "), f.Corpus, f.UUID, f.Message)
 }
 
 // ImportError reports an import that did not store every object: the
 // objects the server refused one by one (Failures), and, when a whole
 // request failed (the server died or could not be reached), that error
-// (Transport). Objects of earlier requests stay stored; since object ids are
+// (Transport). Objects of other requests stay stored; since object ids are
 // deterministic, running the same import again resumes it without
 // duplicates.
 type ImportError struct {
 	Collection string
 	// Total is the number of objects of the import; Sent the number sent in
-	// requests that got an answer; Failures those of them the server refused.
+	// requests that got an answer; Failures those of them the server
+	// refused, in the order of the import's objects.
 	Total, Sent int
 	Failures    []ObjectFailure
-	// Transport is the error of the request that failed as a whole (nil
-	// when every request got an answer). The import stopped there.
+	// Transport is the error of the first request (in the import's order)
+	// that failed as a whole (nil when every request got an answer). The
+	// import stopped there: requests not yet sent were not sent, and those
+	// in flight were cancelled.
 	Transport error
 }
 
@@ -450,7 +569,7 @@ func (e *ImportError) Error() string {
 				fmt.Fprintf(&b, " ... and %d more", len(e.Failures)-i)
 				break
 			}
-			fmt.Fprintf(&b, " unit %q of corpus %q (%s): %s;", f.UnitID, f.Corpus, f.UUID, f.Message)
+			fmt.Fprintf(&b, " %s;", f)
 		}
 	}
 	return strings.TrimSuffix(b.String(), ";")
@@ -461,9 +580,12 @@ func (e *ImportError) Unwrap() error { return e.Transport }
 
 // Put imports objects: each is stored under ObjectID(corpus, unit id),
 // replacing what was stored under that id. Every object is checked first
-// (corpus and unit id set, no vector or Dims finite values): a bad one fails the call
-// before anything is sent, with an error naming the unit. Objects go in
-// batches of Config.BatchSize; objects the server refuses are collected and
+// (corpus and unit id set, no vector or Dims finite values): a bad one
+// fails the call before anything is sent, with an error naming the unit.
+// The tenants of new corpora are created, then the objects go in batches
+// of at most Config.BatchSize objects of one corpus each (in the order of
+// objs within a corpus), up to Config.Workers batch requests in flight at
+// once over the whole Store. Objects the server refuses are collected and
 // the remaining batches still go; a batch request that fails as a whole
 // stops the import. Both are reported as an *ImportError.
 func (s *Store) Put(ctx context.Context, objs []Object) error {
@@ -533,50 +655,131 @@ func (s *Store) buildObject(o Object) (*models.Object, error) {
 	return m, nil
 }
 
-// importObjects sends built objects in batches; objs names them in errors
-// (same order and length).
-func (s *Store) importObjects(ctx context.Context, built []*models.Object, objs []Object) error {
-	ie := &ImportError{Collection: s.cfg.Collection, Total: len(built)}
-	for start := 0; start < len(built); start += s.cfg.BatchSize {
-		end := min(start+s.cfg.BatchSize, len(built))
-		if err := ctx.Err(); err != nil {
-			ie.Transport = err
-			return ie
+// batches splits the indexes of objs into import requests: objects of one
+// corpus each (so of one tenant), in order of objs within a corpus, at
+// most size each; corpora in order of first appearance.
+func batches(objs []Object, size int) [][]int {
+	var order []string
+	byCorpus := map[string][]int{}
+	for i, o := range objs {
+		if _, ok := byCorpus[o.Corpus]; !ok {
+			order = append(order, o.Corpus)
 		}
-		resp, err := s.client.Batch().ObjectsBatcher().WithObjects(built[start:end]...).Do(ctx)
-		if err != nil {
-			ie.Transport = fmt.Errorf("batch of objects %d..%d (units %q..%q): %w", start, end-1, objs[start].Unit.ID, objs[end-1].Unit.ID, err)
-			return ie
-		}
-		ie.Sent = end
-		ie.Failures = append(ie.Failures, batchFailures(resp, built[start:end], objs[start:end])...)
+		byCorpus[o.Corpus] = append(byCorpus[o.Corpus], i)
 	}
-	if len(ie.Failures) > 0 {
+	var out [][]int
+	for _, c := range order {
+		idx := byCorpus[c]
+		for start := 0; start < len(idx); start += size {
+			out = append(out, idx[start:min(start+size, len(idx))])
+		}
+	}
+	return out
+}
+
+// importObjects sends built objects in batches (see Put); objs names them
+// in errors (same order and length).
+func (s *Store) importObjects(ctx context.Context, built []*models.Object, objs []Object) error {
+	bs := batches(objs, s.cfg.BatchSize)
+	type answer struct {
+		sent     bool
+		failures []ObjectFailure
+		err      error
+		cause    bool // err is the request's own failure, not a cancellation because another failed
+	}
+	answers := make([]answer, len(bs))
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg sync.WaitGroup
+		mu sync.Mutex
+	)
+feed:
+	for bi, idx := range bs {
+		select {
+		case s.slots <- struct{}{}:
+		case <-cctx.Done():
+			break feed
+		}
+		if cctx.Err() != nil {
+			<-s.slots
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-s.slots }()
+			part := make([]*models.Object, len(idx))
+			for j, i := range idx {
+				part[j] = built[i]
+			}
+			resp, err := s.client.Batch().ObjectsBatcher().WithObjects(part...).Do(cctx)
+			if err != nil {
+				first, last := objs[idx[0]], objs[idx[len(idx)-1]]
+				mu.Lock()
+				answers[bi].err = fmt.Errorf("batch %d of %d (%d objects of corpus %q, units %q..%q): %w",
+					bi+1, len(bs), len(idx), first.Corpus, first.Unit.ID, last.Unit.ID, err)
+				answers[bi].cause = cctx.Err() == nil
+				cancel() // stop the import: send nothing more
+				mu.Unlock()
+				return
+			}
+			answers[bi] = answer{sent: true, failures: batchFailures(resp, idx, built, objs)}
+		}()
+	}
+	wg.Wait()
+	ie := &ImportError{Collection: s.cfg.Collection, Total: len(built)}
+	answered := 0
+	for bi, a := range answers {
+		if a.sent {
+			ie.Sent += len(bs[bi])
+			answered++
+		}
+		ie.Failures = append(ie.Failures, a.failures...)
+		if a.cause && ie.Transport == nil {
+			ie.Transport = a.err
+		}
+	}
+	if ie.Transport == nil && ie.Sent < ie.Total {
+		// no request failed of itself: ctx ended the import
+		cause := context.Cause(ctx)
+		if cause == nil {
+			cause = errors.New("stopped") // cannot happen: only a failure or ctx cancels
+		}
+		ie.Transport = fmt.Errorf("stopped after %d of %d batches: %w", answered, len(bs), cause)
+	}
+	sort.SliceStable(ie.Failures, func(a, b int) bool { return ie.Failures[a].index < ie.Failures[b].index })
+	if ie.Transport != nil || len(ie.Failures) > 0 {
 		return ie
 	}
 	return nil
 }
 
-// batchFailures collects the refused objects of one batch answer. Answers
-// are matched to objects by id (the gRPC client returns them in request
-// order, the REST one not necessarily); an object missing from the answer
-// counts as refused.
-func batchFailures(resp []models.ObjectsGetResponse, built []*models.Object, objs []Object) []ObjectFailure {
+// batchFailures collects the refused objects of one batch answer (idx are
+// the batch's indexes into built and objs). Answers are matched to objects
+// by id (the gRPC client returns them in request order, the REST one not
+// necessarily); an object missing from the answer counts as refused.
+func batchFailures(resp []models.ObjectsGetResponse, idx []int, built []*models.Object, objs []Object) []ObjectFailure {
 	byID := map[strfmt.UUID]int{}
-	for i, m := range built {
-		byID[m.ID] = i
+	for j, i := range idx {
+		byID[built[i].ID] = j
 	}
-	answered := make([]bool, len(built))
+	answered := make([]bool, len(idx))
 	var out []ObjectFailure
+	fail := func(j int, msg string) {
+		i := idx[j]
+		o := objs[i]
+		out = append(out, ObjectFailure{Corpus: o.Corpus, UnitID: o.Unit.ID, TraceIDs: o.Unit.TraceIDs, UUID: string(built[i].ID), Message: msg, index: i})
+	}
 	for k, r := range resp {
-		i, ok := byID[r.ID]
+		j, ok := byID[r.ID]
 		if !ok {
-			if k >= len(built) {
+			if k >= len(idx) {
 				continue
 			}
-			i = k
+			j = k
 		}
-		answered[i] = true
+		answered[j] = true
 		if r.Result == nil || r.Result.Status == nil || *r.Result.Status != models.ObjectsGetResponseAO2ResultStatusFAILED {
 			continue
 		}
@@ -592,11 +795,11 @@ func batchFailures(resp []models.ObjectsGetResponse, built []*models.Object, obj
 				msg = strings.Join(ms, "; ")
 			}
 		}
-		out = append(out, ObjectFailure{Corpus: objs[i].Corpus, UnitID: objs[i].Unit.ID, UUID: string(built[i].ID), Message: msg})
+		fail(j, msg)
 	}
-	for i, a := range answered {
+	for j, a := range answered {
 		if !a {
-			out = append(out, ObjectFailure{Corpus: objs[i].Corpus, UnitID: objs[i].Unit.ID, UUID: string(built[i].ID), Message: "no answer for this object in the batch response"})
+			fail(j, "no answer for this object in the batch response")
 		}
 	}
 	return out

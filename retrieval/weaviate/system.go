@@ -3,10 +3,12 @@ package weaviate
 import (
 	"context"
 	"fmt"
-	"github.com/memlab/memlab/component"
 	"reflect"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/memlab/memlab/component"
 
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/llm"
@@ -32,15 +34,26 @@ const (
 	IngestAll = "all"
 )
 
-// Scopes of a System's BM25 statistics, as its name shows them.
+// Scopes of what shapes a System's scores besides the admitted traces
+// themselves (BM25's statistics; an HNSW graph), as its name shows them.
 const (
-	// StatsAdmitted: per-corpus tenants filled incrementally: the tenant
-	// holds exactly the admitted traces of the question's corpus (strict).
+	// StatsAdmitted (strict): nothing but the traces admitted at the
+	// question's time shapes its scores. BM25 and hybrid: per-corpus
+	// tenants filled incrementally, so the tenant holds exactly the
+	// admitted traces of the question's corpus. Dense search over a flat
+	// index, in any ingest mode: cosine similarity has no statistics and
+	// the flat index ranks exactly the objects the admission filter allows,
+	// so the time filter is exact admission. Dense search over an HNSW
+	// index filled incrementally per corpus (its graph holds only admitted
+	// traces).
 	StatsAdmitted = "admitted"
-	// StatsCorpus: per-corpus tenants filled with every trace: later traces
-	// of the same corpus count.
+	// StatsCorpus (leaky): per-corpus tenants filled with every trace:
+	// later traces of the same corpus count in BM25's statistics, which the
+	// filter does not touch, and in the HNSW graph an approximate search
+	// walks (see the package doc).
 	StatsCorpus = "corpus"
-	// StatsCollection: a shared collection: every corpus stored counts.
+	// StatsCollection (leaky): a shared collection: every corpus stored
+	// counts in BM25's statistics and in an HNSW graph.
 	StatsCollection = "collection"
 )
 
@@ -164,14 +177,25 @@ func NewSystem(store *Store, emb llm.Embedder, cfg SystemConfig) (*System, error
 	case ModeBM25:
 		s.name = fmt.Sprintf("weaviate-bm25(ingest=%s,stats=%s)", cfg.Ingest, s.Stats())
 	default:
-		s.name = fmt.Sprintf("weaviate-dense(index=%s,emb=%s,ingest=%s)", store.Index(), embName, cfg.Ingest)
+		s.name = fmt.Sprintf("weaviate-dense(index=%s,emb=%s,ingest=%s,stats=%s)", store.Index(), embName, cfg.Ingest, s.Stats())
+	}
+	if !store.BM25().isDefault() && cfg.Mode != ModeDense {
+		b := store.BM25()
+		s.name = strings.TrimSuffix(s.name, ")") + fmt.Sprintf(",k1=%g,b=%g)", b.K1, b.B)
 	}
 	return s, nil
 }
 
-// Stats returns the scope of the BM25 statistics: StatsAdmitted (strict),
-// StatsCorpus or StatsCollection (see the constants).
+// Stats returns the scope of what shapes a question's scores besides its
+// admitted traces: StatsAdmitted (strict), StatsCorpus or StatsCollection
+// (see the constants). It covers the store and the ingest mode; the
+// vectors are the embedder's (an offline embedder fitted on every trace
+// carries its own leak, and its name says so; a model embedder or a
+// retrieval.AdmittedEmbedder has none).
 func (s *System) Stats() string {
+	if s.cfg.Mode == ModeDense && s.store.Index() == IndexFlat {
+		return StatsAdmitted // exact search over the filter's objects: no statistics
+	}
 	switch {
 	case !s.store.PerCorpus():
 		return StatsCollection
@@ -187,14 +211,17 @@ func (s *System) Stats() string {
 func (s *System) Name() string { return s.name }
 
 // Spec is the system's component spec: its mode, the hybrid weight, the
-// ingest mode, the scope of the BM25 statistics, the collection (name,
-// index, vector length, per corpus or shared, the server's URL without
-// credentials) and the embedder. The batch sizes and timeouts change no
-// result.
+// ingest mode, the scope of the statistics, the collection (name, index,
+// vector length, per corpus or shared, its BM25 constants when they are not
+// Weaviate's defaults, the server's URL without credentials) and the
+// embedder. The batch sizes, workers and timeouts change no result.
 func (s *System) Spec() component.Spec {
 	sp := component.New("weaviate").With("mode", s.cfg.Mode).With("ingest", s.cfg.Ingest).With("stats", s.Stats()).
 		With("collection", s.store.Collection()).With("index", s.store.Index()).With("dims", s.store.Dims()).
 		With("per_corpus", s.store.PerCorpus()).With("url", llm.RedactURLs(s.store.cfg.URL))
+	if b := s.store.BM25(); !b.isDefault() {
+		sp = sp.With("k1", b.K1).With("b", b.B)
+	}
 	if s.cfg.Mode == ModeHybrid {
 		sp = sp.With("alpha", s.cfg.Alpha)
 	}
@@ -306,7 +333,11 @@ func (s *System) IngestUnits(ctx context.Context, corpusID string, units []retri
 }
 
 // IngestDataset (ingest mode IngestAll) imports every trace of every
-// corpus of d. Importing a trace again replaces it.
+// corpus of d. Corpora are embedded and imported concurrently (as many at
+// once as the store's Config.Workers); the store bounds the import
+// requests in flight. The first error, in corpus order, is returned, and
+// the corpora not started then are not imported. Importing a trace again
+// replaces it.
 func (s *System) IngestDataset(ctx context.Context, d *datasets.Dataset) error {
 	if err := s.needAll("IngestDataset"); err != nil {
 		return err
@@ -318,10 +349,52 @@ func (s *System) IngestDataset(ctx context.Context, d *datasets.Dataset) error {
 		if c == nil {
 			return fmt.Errorf("weaviate: %s: ingest dataset %q: corpus %d is nil", s.name, d.Name, i)
 		}
-		units, media := traceUnits(c.Traces)
-		if _, err := s.put(ctx, s.emb, c.ID, units, media); err != nil {
+	}
+	parent := ctx
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first = -1 // the first corpus, in order, that failed of itself
+		errs  = make([]error, len(d.Corpora))
+	)
+	sem := make(chan struct{}, s.store.cfg.Workers)
+	for i, c := range d.Corpora {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			units, media := traceUnits(c.Traces)
+			if _, err := s.put(ctx, s.emb, c.ID, units, media); err != nil {
+				mu.Lock()
+				errs[i] = err
+				if ctx.Err() == nil && (first < 0 || i < first) {
+					first = i // not a corpus stopped because another failed
+				}
+				cancel()
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if first >= 0 {
+		return errs[first]
+	}
+	for _, err := range errs {
+		if err != nil {
 			return err
 		}
+	}
+	if err := parent.Err(); err != nil {
+		return fmt.Errorf("weaviate: %s: ingest dataset %q: stopped: %w", s.name, d.Name, err)
 	}
 	return nil
 }

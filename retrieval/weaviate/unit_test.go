@@ -240,7 +240,8 @@ func TestBuildObject(t *testing.T) {
 }
 
 func TestBatchFailures(t *testing.T) {
-	objs := []Object{{Corpus: "p", Unit: retrieval.Unit{ID: "a"}}, {Corpus: "p", Unit: retrieval.Unit{ID: "b"}}, {Corpus: "p", Unit: retrieval.Unit{ID: "c"}}}
+	objs := []Object{{Corpus: "p", Unit: retrieval.Unit{ID: "a"}}, {Corpus: "p", Unit: retrieval.Unit{ID: "b", TraceIDs: []string{"b"}}},
+		{Corpus: "p", Unit: retrieval.Unit{ID: "c", TraceIDs: []string{"t7", "t8"}}}}
 	built := make([]*models.Object, len(objs))
 	for i, o := range objs {
 		built[i] = &models.Object{ID: strfmt.UUID(ObjectID(o.Corpus, o.Unit.ID))}
@@ -252,13 +253,13 @@ func TestBatchFailures(t *testing.T) {
 			Errors: &models.ErrorResponse{Error: []*models.ErrorResponseErrorItems0{{Message: "no such prop with name 'bogus'"}}}}},
 		{Object: models.Object{ID: built[0].ID}, Result: &models.ObjectsGetResponseAO2Result{Status: &ok}},
 	}
-	fs := batchFailures(resp, built, objs)
+	fs := batchFailures(resp, []int{0, 1, 2}, built, objs)
 	if len(fs) != 2 || fs[0].UnitID != "b" || !strings.Contains(fs[0].Message, "bogus") || fs[1].UnitID != "c" || !strings.Contains(fs[1].Message, "no answer") {
 		t.Errorf("failures = %+v", fs)
 	}
 	e := &ImportError{Collection: "C", Total: 3, Sent: 3, Failures: fs}
 	msg := e.Error()
-	for _, w := range []string{"weaviate: import into C: 2 of 3 objects refused", `unit "b" of corpus "p"`, "bogus", `unit "c"`} {
+	for _, w := range []string{"weaviate: import into C: 2 of 3 objects refused", `trace "b" of corpus "p"`, "bogus", `unit "c" (traces "t7", "t8") of corpus "p"`} {
 		if !strings.Contains(msg, w) {
 			t.Errorf("ImportError %q lacks %q", msg, w)
 		}
@@ -267,5 +268,32 @@ func TestBatchFailures(t *testing.T) {
 	e = &ImportError{Collection: "C", Total: 10, Sent: 4, Transport: boom}
 	if !errors.Is(e, boom) || !strings.Contains(e.Error(), "after 4 of 10 objects were sent") || !strings.Contains(e.Error(), "running it again resumes") {
 		t.Errorf("transport ImportError: %v", e)
+	}
+}
+
+// TestBatches: import requests hold objects of one corpus each, in the
+// order of the objects within a corpus, at most the batch size.
+func TestBatches(t *testing.T) {
+	var objs []Object
+	for i, c := range []string{"a", "b", "a", "a", "c", "b", "a"} {
+		objs = append(objs, Object{Corpus: c, Unit: retrieval.Unit{ID: strings.Repeat("x", i+1)}})
+	}
+	got := batches(objs, 2)
+	want := [][]int{{0, 2}, {3, 6}, {1, 5}, {4}}
+	if len(got) != len(want) {
+		t.Fatalf("batches = %v, want %v", got, want)
+	}
+	for i := range want {
+		if len(got[i]) != len(want[i]) {
+			t.Fatalf("batches = %v, want %v", got, want)
+		}
+		for j := range want[i] {
+			if got[i][j] != want[i][j] {
+				t.Fatalf("batches = %v, want %v", got, want)
+			}
+		}
+	}
+	if b := batches(nil, 3); len(b) != 0 {
+		t.Errorf("batches of nothing = %v", b)
 	}
 }
