@@ -2,6 +2,7 @@ package construct
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -25,8 +26,8 @@ func TestStoreSharesTheRunStoreFile(t *testing.T) {
 	var v, rv string
 	s.db.QueryRow(`SELECT value FROM meta WHERE name = 'construct_schema_version'`).Scan(&v)
 	s.db.QueryRow(`SELECT value FROM meta WHERE name = 'schema_version'`).Scan(&rv)
-	if v != "1" || rv != "3" {
-		t.Errorf("meta: construct %q, run store %q", v, rv)
+	if want := strconv.Itoa(runstore.SchemaVersion); v != "1" || rv != want {
+		t.Errorf("meta: construct %q, run store %q (want 1 and %s)", v, rv, want)
 	}
 	s.Close()
 	for _, open := range []func(string) (*runstore.Store, error){runstore.Open, runstore.OpenReadOnly} {
