@@ -156,18 +156,7 @@ func (s *Store) Enqueue(ctx context.Context, spec record.Spec, job Job, items []
 	if err != nil {
 		return fail(fmt.Errorf("read the clock: %w", err))
 	}
-	selectRun := s.q(`SELECT spec, owner, heartbeat FROM runs WHERE id = ?` + s.forUpdate())
-	var stored, holder string
-	var hb int64
-	err = tx.QueryRowContext(ctx, selectRun, id).Scan(&stored, &holder, &hb)
-	if errors.Is(err, sql.ErrNoRows) {
-		var adopted bool
-		if adopted, err = s.adoptLegacy(ctx, tx, id, spec); err == nil && adopted {
-			err = tx.QueryRowContext(ctx, selectRun, id).Scan(&stored, &holder, &hb)
-		} else if err == nil {
-			err = sql.ErrNoRows
-		}
-	}
+	stored, holder, hb, err := s.runRow(ctx, tx, id, spec)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO runs (id, label, dataset, fingerprint, system, reader, k, spec, code_version,

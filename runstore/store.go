@@ -608,19 +608,7 @@ func (s *Store) tryBegin(ctx context.Context, id string, spec record.Spec, label
 	if err != nil {
 		return fmt.Errorf("runstore: start run %s in %s: read the clock: %w", id, s.path, err)
 	}
-	selectRun := s.q(`SELECT spec, owner, heartbeat FROM runs WHERE id = ?` + s.forUpdate())
-	var stored, holder string
-	var hb int64
-	err = tx.QueryRowContext(ctx, selectRun, id).Scan(&stored, &holder, &hb)
-	if errors.Is(err, sql.ErrNoRows) {
-		// A run stored under this config's legacy id is this run.
-		var adopted bool
-		if adopted, err = s.adoptLegacy(ctx, tx, id, spec); err == nil && adopted {
-			err = tx.QueryRowContext(ctx, selectRun, id).Scan(&stored, &holder, &hb)
-		} else if err == nil {
-			err = sql.ErrNoRows
-		}
-	}
+	stored, holder, hb, err := s.runRow(ctx, tx, id, spec)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO runs (id, label, dataset, fingerprint, system, reader, k, spec, code_version,
@@ -865,4 +853,25 @@ func (s *Store) Rewrite(ctx context.Context, id string, ord int, rec record.Reco
 		return fmt.Errorf("runstore: rejudge: write record %q of run %s to %s: %w", rec.QuestionID, id, s.path, err)
 	}
 	return nil
+}
+
+// runRow reads run id's row in tx, locked for update on PostgreSQL: its
+// stored spec, its lease holder and the holder's last heartbeat. A run
+// stored under spec's legacy id is this run and is adopted first. No row:
+// sql.ErrNoRows. Begin and Enqueue both start from it.
+func (s *Store) runRow(ctx context.Context, tx *sql.Tx, id string, spec record.Spec) (stored, holder string, hb int64, err error) {
+	selectRun := s.q(`SELECT spec, owner, heartbeat FROM runs WHERE id = ?` + s.forUpdate())
+	err = tx.QueryRowContext(ctx, selectRun, id).Scan(&stored, &holder, &hb)
+	if !errors.Is(err, sql.ErrNoRows) {
+		return stored, holder, hb, err
+	}
+	adopted, err := s.adoptLegacy(ctx, tx, id, spec)
+	if err != nil {
+		return "", "", 0, err
+	}
+	if !adopted {
+		return "", "", 0, sql.ErrNoRows
+	}
+	err = tx.QueryRowContext(ctx, selectRun, id).Scan(&stored, &holder, &hb)
+	return stored, holder, hb, err
 }
