@@ -34,8 +34,9 @@ var (
 // non-answer (vague), and, where the reference says the thing is not known
 // or not decided, or the question is one of the unanswerable or
 // adversarial-abstention tasks, a confident commitment (false-commitment).
-// perTask
-// bounds the questions used per task (0 = all).
+// LoCoMo's adversarial questions (category 5) are left out: the J judge
+// does not judge them. perTask bounds the questions used per task (0 =
+// all).
 func CalibrationSet(d *datasets.Dataset, seed uint64, perTask int) []record.CalibrationItem {
 	r := rand.New(rand.NewPCG(seed, 0))
 	var names []string
@@ -54,6 +55,12 @@ func CalibrationSet(d *datasets.Dataset, seed uint64, perTask int) []record.Cali
 	for _, q := range d.Questions {
 		ref := strings.TrimSpace(q.Answer)
 		if ref == "" {
+			continue
+		}
+		if cat, ok := datasets.LoCoMoCategory(q); ok && cat == 5 {
+			// LoCoMo's adversarial questions: their "answer" (two of the
+			// 237 have one) is not what a reply is judged against, and the
+			// J judge, as Mem0's evaluation, does not judge them.
 			continue
 		}
 		if perTask > 0 && used[q.Task] >= perTask {

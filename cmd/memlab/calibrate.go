@@ -24,7 +24,7 @@ var errNoJudgeEndpoint = errors.New("calibrate needs a judge model and no endpoi
 	"to build the calibration set offline, give -write FILE.csv")
 
 // cmdCalibrate is `memlab calibrate -data PATH [-per-task N] [-seed S]
-// [-write FILE.csv] [-human FILE.csv] [-kind knowme|clonemem] [-model M]
+// [-write FILE.csv] [-human FILE.csv] [-kind knowme|clonemem|locomo] [-model M]
 // [-rubric FILE] [-threshold T] [-workers N]`. It builds the calibration
 // set of the dataset offline (runs.CalibrationSet: paraphrases of the
 // reference answers labelled right, perturbations labelled wrong). With
@@ -40,7 +40,7 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the perturbations")
 	write := fs.String("write", "", "write the calibration set to this CSV (corpus_id,question_id,answer,label) and call no model")
 	human := fs.String("human", "", "also calibrate on this human-labelled CSV (the format -write writes)")
-	kind := fs.String("kind", "", "knowme or clonemem (default: from the dataset's format)")
+	kind := fs.String("kind", "", "knowme, clonemem or locomo (default: from the dataset's format)")
 	model := fs.String("model", "", "judge model (default: the judge role's)")
 	rubric := fs.String("rubric", "", "KnowMe rubric file (default: memlab's rubrics)")
 	threshold := fs.Float64("threshold", 0.5, "a score at or above this share of the judge's scale means \"right\"")
@@ -89,10 +89,10 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 		k = d.Format
 	}
 	switch {
-	case k != datasets.FormatKnowMe && k != datasets.FormatCloneMem:
-		return usagef("calibrate: -kind %q, want knowme or clonemem", k)
-	case k == datasets.FormatCloneMem && *rubric != "":
-		return usagef("calibrate: -rubric is for the KnowMe judge; the CloneMem judge has its own prompt")
+	case k != datasets.FormatKnowMe && k != datasets.FormatCloneMem && k != datasets.FormatLoCoMo:
+		return usagef("calibrate: -kind %q, want knowme, clonemem or locomo", k)
+	case k != datasets.FormatKnowMe && *rubric != "":
+		return usagef("calibrate: -rubric is for the KnowMe judge; the %s judge has its own prompt", k)
 	}
 	if !llm.Configured() {
 		if _, err := llm.DefaultConfig(); err != nil {
@@ -105,7 +105,7 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer llm.CloseDefault()
-	j, metric, err := calibrationJudge(client, k, *model, *rubric)
+	j, metric, err := judgeOfKind("calibrate", client, k, *model, *rubric)
 	if err != nil {
 		return err
 	}
@@ -147,10 +147,11 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// calibrationJudge is the judge of kind (knowme or clonemem) on client,
-// with model and the KnowMe rubric file when given, and the metric of its
-// verdicts.
-func calibrationJudge(client *llm.Client, kind, model, rubric string) (runs.Judge, string, error) {
+// judgeOfKind is the answer judge of kind (knowme, clonemem or locomo: the
+// J judge, CORRECT or WRONG against the gold answer) on client, with model
+// and the KnowMe rubric file when given, and the metric of its verdicts;
+// cmd names the command in a usage error. calibrate and rejudge use it.
+func judgeOfKind(cmd string, client *llm.Client, kind, model, rubric string) (runs.Judge, string, error) {
 	cfg := judge.Config{Model: model}
 	switch kind {
 	case datasets.FormatKnowMe:
@@ -164,8 +165,10 @@ func calibrationJudge(client *llm.Client, kind, model, rubric string) (runs.Judg
 		return runs.KnowMeJudge(judge.NewKnowMeJudge(client, rs, cfg)), judge.MetricKnowMeScore, nil
 	case datasets.FormatCloneMem:
 		return runs.CloneMemQAJudge(judge.NewCloneMemJudge(client, cfg)), judge.MetricQAConsistency, nil
+	case datasets.FormatLoCoMo:
+		return runs.LoCoMoJudge(judge.NewLoCoMoJudge(client, cfg)), judge.MetricLoCoMoJ, nil
 	}
-	return nil, "", usagef("calibrate: -kind %q, want knowme or clonemem", kind)
+	return nil, "", usagef("%s: -kind %q, want knowme, clonemem or locomo", cmd, kind)
 }
 
 // kindCounts is a markdown table of the items per kind, with their label.

@@ -174,7 +174,8 @@ func TestCalibrateErrors(t *testing.T) {
 		{"no -data", []string{"calibrate"}, 2, []string{"-data PATH"}},
 		{"-write and -human", []string{"calibrate", "-data", "sample", "-write", filepath.Join(dir, "x.csv"), "-human", bad}, 2, []string{"-write", "-human"}},
 		{"bad threshold", []string{"calibrate", "-data", "sample", "-threshold", "2"}, 2, []string{"-threshold"}},
-		{"bad kind", []string{"calibrate", "-data", "sample", "-kind", "locomo"}, 2, []string{`-kind "locomo"`}},
+		{"bad kind", []string{"calibrate", "-data", "sample", "-kind", "bleu"}, 2, []string{`-kind "bleu"`, "locomo"}},
+		{"rubric for LoCoMo", []string{"calibrate", "-data", "sample", "-kind", "locomo", "-rubric", "x.md"}, 2, []string{"-rubric is for the KnowMe judge; the locomo judge"}},
 		{"rubric for CloneMem", []string{"calibrate", "-data", "sample", "-rubric", "x.md"}, 2, []string{"-rubric is for the KnowMe judge"}},
 		{"bad labels", []string{"calibrate", "-data", "sample", "-human", bad}, 1, []string{bad + ":2", `"nope"`}},
 		{"unwritable -write", []string{"calibrate", "-data", "sample", "-write", filepath.Join(dir, "no", "x.csv")}, 1, []string{"x.csv"}},
@@ -256,5 +257,59 @@ func TestCalibrateKnowMeJudge(t *testing.T) {
 	}
 	if got := srv.Stats().ByPath[llmtest.PathChat]; got == 0 {
 		t.Error("no judge call")
+	}
+}
+
+// TestCalibrateLoCoMoJudge calibrates LoCoMo's J judge (-kind from the
+// dataset's format) with a fake model that labels CORRECT exactly the
+// generated paraphrases: a perfect judge, kappa 1. The adversarial
+// question (category 5), which the J judge never judges, is left out of
+// the set even though it has an "answer"; were it in, its verdict would
+// count as failed.
+func TestCalibrateLoCoMoJudge(t *testing.T) {
+	conv := `{"speaker_a": "Ann", "speaker_b": "Bo",
+  "session_1_date_time": "1:56 pm on 8 May, 2023",
+  "session_1": [{"speaker": "Ann", "dia_id": "D1:1", "text": "I adopted a cat named Miso."},
+                {"speaker": "Bo", "dia_id": "D1:2", "text": "I ran 3 marathons with Carla."}],
+  "qa": [{"question": "How many marathons did Bo run?", "answer": "3 marathons, with Carla", "evidence": ["D1:2"], "category": 1},
+         {"question": "What is the name of Ann's cat?", "answer": "Miso", "evidence": ["D1:1"], "category": 4},
+         {"question": "What is the name of Bo's cat?", "answer": "Miso", "adversarial_answer": "Miso", "evidence": ["D1:1"], "category": 5}]}`
+	data := filepath.Join(t.TempDir(), "07.json")
+	if err := os.WriteFile(data, []byte(conv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := llmtest.Start(llmtest.Options{Rules: []llmtest.Rule{
+		{Contains: "As far as I remember", Reply: `{"reasoning": "same as the gold answer", "label": "CORRECT"}`},
+		{Reply: `{"reasoning": "not the gold answer", "label": "WRONG"}`},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	useFakeServer(t, srv)
+	d, err := datasets.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := runs.CalibrationSet(d, 1, 0)
+	for _, it := range items {
+		if cat, _ := datasets.LoCoMoCategory(it.Question); cat == 5 {
+			t.Errorf("the set holds an item of the adversarial question %s: %q", it.Question.ID, it.Answer)
+		}
+	}
+	if len(items) < 5 {
+		t.Fatalf("%d items, want a paraphrase and perturbations of each of 2 questions", len(items))
+	}
+	code, out, stderr := memlab(t, "calibrate", "-data", data, "-workers", "2")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if !strings.Contains(out, judge.MetricLoCoMoJ) {
+		t.Errorf("the output does not name the J metric:\n%s", out)
+	}
+	if want := fmt.Sprintf(" (generated) | %d (0) | 100.0%% | 100.0%% | 1.000 |", len(items)); !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+	if got, want := srv.Stats().ByPath[llmtest.PathChat], len(items); got != want {
+		t.Errorf("%d judge calls, want one per item (%d)", got, want)
 	}
 }

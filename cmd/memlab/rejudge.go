@@ -7,7 +7,6 @@ import (
 	"io"
 	"os/signal"
 
-	"github.com/memlab/memlab/judge"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/runs"
@@ -47,24 +46,9 @@ func cmdRejudge(args []string, stdout, stderr io.Writer) error {
 	if k == "" {
 		k = d.Format
 	}
-	cfg := judge.Config{Model: *model}
-	var j runs.Judge
-	var metric string
-	switch k {
-	case "knowme":
-		var rs *judge.RubricSet
-		if *rubric != "" {
-			if rs, err = judge.LoadRubricFile(*rubric); err != nil {
-				return err
-			}
-		}
-		j, metric = runs.KnowMeJudge(judge.NewKnowMeJudge(client, rs, cfg)), judge.MetricKnowMeScore
-	case "clonemem":
-		j, metric = runs.CloneMemQAJudge(judge.NewCloneMemJudge(client, cfg)), judge.MetricQAConsistency
-	case "locomo":
-		j, metric = runs.LoCoMoJudge(judge.NewLoCoMoJudge(client, cfg)), judge.MetricLoCoMoJ
-	default:
-		return usagef("rejudge: -kind %q, want knowme, clonemem or locomo", k)
+	j, metric, err := judgeOfKind("rejudge", client, k, *model, *rubric)
+	if err != nil {
+		return err
 	}
 	st, err := openRunStore(*storePath, storeWrite)
 	if err != nil {
