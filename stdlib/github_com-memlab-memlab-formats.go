@@ -16,6 +16,7 @@ func init() {
 		"KnowMeStatusError":        reflect.ValueOf(constant.MakeFromLiteral("\"error\"", token.STRING, 0)),
 		"KnowMeStatusSkipped":      reflect.ValueOf(constant.MakeFromLiteral("\"skipped\"", token.STRING, 0)),
 		"KnowMeStatusSuccess":      reflect.ValueOf(constant.MakeFromLiteral("\"success\"", token.STRING, 0)),
+		"LoCoMoNoInformation":      reflect.ValueOf(constant.MakeFromLiteral("\"No information available\"", token.STRING, 0)),
 		"ReadCloneMem":             reflect.ValueOf(formats.ReadCloneMem),
 		"ReadCloneMemJudgeResults": reflect.ValueOf(formats.ReadCloneMemJudgeResults),
 		"ReadKnowMe":               reflect.ValueOf(formats.ReadKnowMe),
@@ -26,6 +27,8 @@ func init() {
 		"WriteCloneMemCorpus":      reflect.ValueOf(formats.WriteCloneMemCorpus),
 		"WriteCloneMemDir":         reflect.ValueOf(formats.WriteCloneMemDir),
 		"WriteKnowMe":              reflect.ValueOf(formats.WriteKnowMe),
+		"WriteLoCoMo":              reflect.ValueOf(formats.WriteLoCoMo),
+		"WriteLoCoMoDir":           reflect.ValueOf(formats.WriteLoCoMoDir),
 
 		// type definitions
 		"CloneMemJudgeItem":    reflect.ValueOf((*formats.CloneMemJudgeItem)(nil)),
