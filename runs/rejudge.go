@@ -103,6 +103,7 @@ func Rejudge(ctx context.Context, st *runstore.Store, run string, d *datasets.Da
 	if err != nil {
 		return nil, err
 	}
+	notifyStored(info.ID)
 	started := time.Now()
 	if workers <= 0 {
 		workers = DefaultWorkers
