@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/retrieval"
 )
@@ -345,10 +346,16 @@ func csvFloat(x float64) string {
 // any_all, any_any, mrr, ndcg), one column per offline judge metric
 // (Columns.Judges, sorted by name), one per LLM-judged metric
 // (Columns.Verdicts, sorted), latency_ms, calls, cached_calls,
-// prompt_tokens, completion_tokens, choice, correct, answer,
-// abstained and ranked (the trace ids joined by spaces). The metric
-// columns are named in snake_case (MetricColumn: "Choice accuracy" is
-// choice_accuracy); undefined scores (NaN, see Columns) are empty cells.
+// prompt_tokens, completion_tokens (over all stages), choice, correct,
+// answer, abstained, ranked (the trace ids joined by spaces), then the
+// wall time by stage (Record.Stages) retrieve_ms, read_ms, judge_ms and
+// stages_ms (their sum; latency_ms is the whole question's), and the
+// usage by stage (Record.Usage) STAGE_calls, STAGE_cached_calls,
+// STAGE_prompt_tokens and STAGE_completion_tokens for STAGE retrieve,
+// read and judge. The metric columns are named in snake_case
+// (MetricColumn: "Choice accuracy" is choice_accuracy); undefined scores
+// (NaN, see Columns) are empty cells, and so are the stage times of a
+// record written before they were kept (Stages.Measured false).
 // WriteRunsCSV writes the records of several runs with a run_id column.
 func WriteCSV(w io.Writer, recs []record.Record) error {
 	return writeCSV(w, nil, recs)
@@ -370,6 +377,7 @@ func writeCSV(w io.Writer, runIDs []string, recs []record.Record) error {
 	header = append(header, metricColumns(header, append(slices.Clone(judges), verdicts...))...)
 	header = append(header, "latency_ms", "calls", "cached_calls", "prompt_tokens", "completion_tokens",
 		"choice", "correct", "answer", "abstained", "ranked")
+	header = append(header, stageColumns...)
 	cw := csv.NewWriter(w)
 	if err := cw.Write(header); err != nil {
 		return fmt.Errorf("reports: write CSV header: %w", err)
@@ -395,6 +403,7 @@ func writeCSV(w io.Writer, runIDs []string, recs []record.Record) error {
 		row = append(row, csvFloat(c.LatencyMS[i]), strconv.Itoa(c.Calls[i]), strconv.Itoa(c.Cached[i]),
 			strconv.Itoa(c.PromptTokens[i]), strconv.Itoa(c.CompletionTokens[i]), r.Choice, r.Correct, r.Answer, strconv.FormatBool(r.Abstained),
 			strings.Join(r.Ranked, " "))
+		row = appendStages(row, r)
 		if err := cw.Write(row); err != nil {
 			return fmt.Errorf("reports: write CSV row of question %q: %w", r.QuestionID, err)
 		}
@@ -404,4 +413,28 @@ func writeCSV(w io.Writer, runIDs []string, recs []record.Record) error {
 		return fmt.Errorf("reports: write CSV: %w", err)
 	}
 	return nil
+}
+
+// stageColumns are the last columns of WriteCSV: the wall time by stage,
+// then the usage by stage (appendStages writes them).
+var stageColumns = []string{"retrieve_ms", "read_ms", "judge_ms", "stages_ms",
+	"retrieve_calls", "retrieve_cached_calls", "retrieve_prompt_tokens", "retrieve_completion_tokens",
+	"read_calls", "read_cached_calls", "read_prompt_tokens", "read_completion_tokens",
+	"judge_calls", "judge_cached_calls", "judge_prompt_tokens", "judge_completion_tokens"}
+
+// appendStages appends r's cells of stageColumns to row: the stage times
+// in milliseconds, empty when they were not measured (unknown, not 0).
+func appendStages(row []string, r record.Record) []string {
+	st := r.Stages
+	for _, d := range []time.Duration{st.Retrieve, st.Read, st.Judge, st.Sum()} {
+		cell := ""
+		if st.Measured {
+			cell = csvFloat(float64(d) / float64(time.Millisecond))
+		}
+		row = append(row, cell)
+	}
+	for _, u := range []llm.TallyCounts{r.Usage.Retrieve, r.Usage.Read, r.Usage.Judge} {
+		row = append(row, strconv.Itoa(u.Calls), strconv.Itoa(u.Cached), strconv.Itoa(u.PromptTokens), strconv.Itoa(u.CompletionTokens))
+	}
+	return row
 }

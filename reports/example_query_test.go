@@ -78,9 +78,9 @@ func ExampleWriteCSV() {
 		fmt.Println(err)
 	}
 	// Output:
-	// question_id,corpus_id,task,dimension,system,reader,k,failure,has_gold,recall_flat,all_all,all_any,any_all,any_any,mrr,ndcg,evidence_coverage_proxy_for_memory_recall,rouge_l_proxy,token_f1_proxy,latency_ms,calls,cached_calls,prompt_tokens,completion_tokens,choice,correct,answer,abstained,ranked
-	// q1,p1,single_point_factual,,flat,extractive,2,,true,0.5,0,0,1,1,1,0.6131471927654585,0.5,0.21052631578947367,0.21052631578947367,0,0,0,0,0,,,Started cello lessons with Mrs Okafor on Tuesdays. Bought oat milk and batteries for the cello tuner.,false,t1 t2
-	// q2,p1,unanswerable,,flat,extractive,2,,false,,,,,,,,,,,0,0,0,0,0,,,,true,
+	// question_id,corpus_id,task,dimension,system,reader,k,failure,has_gold,recall_flat,all_all,all_any,any_all,any_any,mrr,ndcg,evidence_coverage_proxy_for_memory_recall,rouge_l_proxy,token_f1_proxy,latency_ms,calls,cached_calls,prompt_tokens,completion_tokens,choice,correct,answer,abstained,ranked,retrieve_ms,read_ms,judge_ms,stages_ms,retrieve_calls,retrieve_cached_calls,retrieve_prompt_tokens,retrieve_completion_tokens,read_calls,read_cached_calls,read_prompt_tokens,read_completion_tokens,judge_calls,judge_cached_calls,judge_prompt_tokens,judge_completion_tokens
+	// q1,p1,single_point_factual,,flat,extractive,2,,true,0.5,0,0,1,1,1,0.6131471927654585,0.5,0.21052631578947367,0.21052631578947367,0,0,0,0,0,,,Started cello lessons with Mrs Okafor on Tuesdays. Bought oat milk and batteries for the cello tuner.,false,t1 t2,,,,,0,0,0,0,0,0,0,0,0,0,0,0
+	// q2,p1,unanswerable,,flat,extractive,2,,false,,,,,,,,,,,0,0,0,0,0,,,,true,,,,,,0,0,0,0,0,0,0,0,0,0,0,0
 }
 
 // Diff compares two runs question by question: the paired means of each

@@ -203,7 +203,11 @@ func TestWriteCSVParsesBack(t *testing.T) {
 	want := []string{"question_id", "corpus_id", "task", "dimension", "system", "reader", "k", "failure", "has_gold",
 		"recall_flat", "all_all", "all_any", "any_all", "any_any", "mrr", "ndcg",
 		"choice_accuracy", "evidence_coverage_proxy_for_memory_recall", "rouge_l_proxy", "token_f1_proxy",
-		"knowme_bench_score_llm_judge", "latency_ms", "calls", "cached_calls", "prompt_tokens", "completion_tokens", "choice", "correct", "answer", "abstained", "ranked"}
+		"knowme_bench_score_llm_judge", "latency_ms", "calls", "cached_calls", "prompt_tokens", "completion_tokens", "choice", "correct", "answer", "abstained", "ranked",
+		"retrieve_ms", "read_ms", "judge_ms", "stages_ms",
+		"retrieve_calls", "retrieve_cached_calls", "retrieve_prompt_tokens", "retrieve_completion_tokens",
+		"read_calls", "read_cached_calls", "read_prompt_tokens", "read_completion_tokens",
+		"judge_calls", "judge_cached_calls", "judge_prompt_tokens", "judge_completion_tokens"}
 	if strings.Join(rows[0], "|") != strings.Join(want, "|") {
 		t.Fatalf("header\n%q\nwant\n%q", rows[0], want)
 	}

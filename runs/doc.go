@@ -31,7 +31,8 @@
 //
 // RunSweep runs a function at every point of a parameter grid
 // (record.Grid; `memlab sweep` runs a notebook there) and Observe sees
-// every run a process makes. Baselines and RunWithBaselines add the floor
+// every run a process makes, ObserveStored the id of every run it writes
+// to a store (`memlab run`'s manifest lists those). Baselines and RunWithBaselines add the floor
 // and ceiling rows every table needs. EstimateRun says what a run will
 // spend before any call (a dry run, llm.DryRun, returns it instead of
 // records). The Judge adapters (KnowMeJudge, CloneMemQAJudge,
@@ -48,7 +49,7 @@
 //	queue.go        queued runs: WorkItems, Enqueue, Items (a worker's claimed items)
 //	spec.go         SpecOf: the run's identity
 //	heal.go         what a rerun does again (failed steps, retryable verdicts)
-//	sweep.go        RunSweep, ParseKs, Observe
+//	sweep.go        RunSweep, ParseKs, Observe, ObserveStored
 //	baselines.go    Baselines, RunWithBaselines
 //	estimate.go     EstimateRun and the planners
 //	judges.go       Judge and the adapters of package judge's judges

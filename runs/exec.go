@@ -205,6 +205,7 @@ func run(ctx context.Context, d *datasets.Dataset, cfg Config, opts Options) (*r
 			StatusOf(prog, res.Label, "")
 			return nil, err
 		}
+		notifyStored(res.ID)
 		stored, err := st.Load(ctx, res.ID)
 		if err != nil {
 			_ = l.Release(retrieval.Meter{}, time.Since(started))

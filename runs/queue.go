@@ -80,6 +80,7 @@ func Enqueue(ctx context.Context, d *datasets.Dataset, cfg Config, st *runstore.
 	if err := st.Enqueue(ctx, spec, job, WorkItems(d, cfg)); err != nil {
 		return spec, err
 	}
+	notifyStored(spec.ID())
 	return spec, nil
 }
 

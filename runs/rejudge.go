@@ -56,9 +56,20 @@ func (r renamed) Judge(ctx context.Context, q datasets.Question, answer string, 
 // skipped there, so a stopped rejudge resumes and a finished one makes no
 // call, unless one of those verdicts failed (a failed call, a reply that
 // could not be read): the judge then judges that record again and its new
-// verdicts replace its old ones, so a rejudge rerun heals what failed. d must be the run's dataset (same fingerprint). Up to workers
-// records are judged at once (0 = DefaultWorkers). It returns the run with
-// the updated records.
+// verdicts replace its old ones, so a rejudge rerun heals what failed.
+//
+// A record's judge stage counts the rejudge's judging on top of what it
+// had: its Usage.Judge adds the new judges' calls and tokens, its
+// Stages.Judge and Latency their wall time (Stages stays unmeasured in a
+// record without stage times). The judge stage is then what the
+// record's current verdicts cost, the run's judges' and the rejudge's
+// together, as the record holds both; a verdict judged again after a
+// failure counts its failed attempt too, as a resumed run's healing
+// does, since those calls were spent.
+//
+// d must be the run's dataset (same fingerprint). Up to workers records
+// are judged at once (0 = DefaultWorkers). It returns the run with the
+// updated records.
 func Rejudge(ctx context.Context, st *runstore.Store, run string, d *datasets.Dataset, judges []Judge, workers int) (*record.Result, error) {
 	if st == nil || d == nil || len(judges) == 0 {
 		return nil, fmt.Errorf("runs: rejudge: a store, the dataset and at least one judge are required")
@@ -92,6 +103,7 @@ func Rejudge(ctx context.Context, st *runstore.Store, run string, d *datasets.Da
 	if err != nil {
 		return nil, err
 	}
+	notifyStored(info.ID)
 	started := time.Now()
 	if workers <= 0 {
 		workers = DefaultWorkers
@@ -132,12 +144,16 @@ func Rejudge(ctx context.Context, st *runstore.Store, run string, d *datasets.Da
 					retrieved[k] = h.Text
 				}
 				changed := false
+				var judging stageMeter
+				judgeCtx := judging.context(ctx)
 				for _, j := range judges {
 					name := j.Name()
 					if have[name] && !failed[name] {
 						continue
 					}
-					fresh := j.Judge(ctx, q, rec.Answer, retrieved)
+					done := judging.time()
+					fresh := j.Judge(judgeCtx, q, rec.Answer, retrieved)
+					done()
 					changed = true
 					if !failed[name] {
 						vs = append(vs, fresh...)
@@ -161,6 +177,9 @@ func Rejudge(ctx context.Context, st *runstore.Store, run string, d *datasets.Da
 					continue
 				}
 				rec.SetVerdicts(vs)
+				rec.Usage.Judge = rec.Usage.Judge.Add(judging.tally.Counts())
+				rec.Stages = rec.Stages.Add(record.StageLatency{Judge: judging.elapsed, Measured: true})
+				rec.Latency += judging.elapsed
 				if err := st.Rewrite(ctx, info.ID, order[key], rec); err != nil {
 					mu.Lock()
 					if firstErr == nil {

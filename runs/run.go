@@ -64,20 +64,16 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 		System: cfg.System.Name(), Reader: cfg.Reader.Name(), K: cfg.K,
 		Visible: len(d.Visible(q)), Correct: q.Correct,
 	}
-	var readTally, judgeTally llm.Tally
-	readCtx, judgeCtx := llm.WithTally(ctx, &readTally), llm.WithTally(ctx, &judgeTally)
-	// The stages' wall times: elapsed is the retrieval's (measured by the
-	// caller), read and judge are timed below, each from its start to
-	// its end, so their sum is at most the question's latency.
-	var read, scoring time.Duration
-	timed := func(d *time.Duration) func() {
-		t0 := time.Now()
-		return func() { *d += time.Since(t0) }
-	}
+	// The stages' calls and wall times: elapsed is the retrieval's
+	// (measured by the caller), read and judge are timed below, each from
+	// its start to its end, so their sum is at most the question's
+	// latency.
+	var read, judging stageMeter
+	readCtx, judgeCtx := read.context(ctx), judging.context(ctx)
 	defer func() {
 		rec.Latency = elapsed + time.Since(start)
-		rec.Stages = record.StageLatency{Retrieve: elapsed, Read: read, Judge: scoring, Measured: true}
-		rec.Usage.Read, rec.Usage.Judge = readTally.Counts(), judgeTally.Counts()
+		rec.Stages = record.StageLatency{Retrieve: elapsed, Read: read.elapsed, Judge: judging.elapsed, Measured: true}
+		rec.Usage.Read, rec.Usage.Judge = read.tally.Counts(), judging.tally.Counts()
 		if prev != nil {
 			rec.Latency += prev.Latency
 			rec.Stages = prev.Stages.Add(rec.Stages)
@@ -118,7 +114,7 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 			rec.SetOffline(s)
 		}
 	default:
-		done := timed(&read)
+		done := read.time()
 		a, err := cfg.Reader.Answer(readCtx, q, passages)
 		done()
 		if err != nil {
@@ -144,7 +140,7 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 		free := q
 		free.Choices, free.Correct = nil, ""
 		var err error
-		done := timed(&read)
+		done := read.time()
 		a, err = cfg.Reader.Answer(readCtx, free, passages)
 		done()
 		if err != nil {
@@ -153,7 +149,7 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 		}
 	}
 	rec.Answer, rec.AnswerTraceIDs, rec.Abstained = a.Text, a.TraceIDs, a.Abstained
-	defer timed(&scoring)()
+	defer judging.time()()
 	f1, rouge := math.NaN(), math.NaN()
 	if q.Answer != "" {
 		f1, rouge = judge.TokenF1(a.Text, q.Answer), judge.RougeL(a.Text, q.Answer)
@@ -197,6 +193,27 @@ func evaluateOne(ctx context.Context, d *datasets.Dataset, cfg Config, q dataset
 	}
 	rec.SetVerdicts(verdicts)
 	return rec
+}
+
+// stageMeter measures one stage of a question: the model calls made
+// with its context (context) and its wall time, the sum of the spans
+// timed (time). evaluateOne measures the read and judge stages with it,
+// Rejudge the judging it adds.
+type stageMeter struct {
+	tally   llm.Tally
+	elapsed time.Duration
+}
+
+// context returns ctx counting its model calls in m (and in the tallies
+// ctx already carries).
+func (m *stageMeter) context(ctx context.Context) context.Context {
+	return llm.WithTally(ctx, &m.tally)
+}
+
+// time starts a span of the stage; the function it returns ends it.
+func (m *stageMeter) time() func() {
+	t0 := time.Now()
+	return func() { m.elapsed += time.Since(t0) }
 }
 
 // mediaOf maps "corpus\x00trace" to the trace's medium.

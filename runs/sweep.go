@@ -65,6 +65,47 @@ func Observe(f func(*record.Result)) (remove func()) {
 	}
 }
 
+var storedObservers = map[int]func(string){}
+
+// ObserveStored registers f to be called with the id of every run this
+// process starts writing to a run store: a run made or resumed (Run, once
+// the store's lease on it is taken, before its first record), a run
+// enqueued (Enqueue) and a run rejudged (Rejudge). A run without a store,
+// or one that could not start (another process holds it), is not
+// reported. It returns the function that removes f. `memlab run` uses it
+// to write the manifest of exactly the runs its notebook touched, when
+// others write to the same store at the same time.
+func ObserveStored(f func(id string)) (remove func()) {
+	observeMu.Lock()
+	defer observeMu.Unlock()
+	observeID++
+	id := observeID
+	storedObservers[id] = f
+	return func() {
+		observeMu.Lock()
+		defer observeMu.Unlock()
+		delete(storedObservers, id)
+	}
+}
+
+// notifyStored calls the ObserveStored observers with a run's id.
+func notifyStored(runID string) {
+	observeMu.Lock()
+	ids := make([]int, 0, len(storedObservers))
+	for id := range storedObservers {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	fs := make([]func(string), 0, len(ids))
+	for _, id := range ids {
+		fs = append(fs, storedObservers[id])
+	}
+	observeMu.Unlock()
+	for _, f := range fs {
+		f(runID)
+	}
+}
+
 // notify calls the observers with res.
 func notify(res *record.Result) {
 	observeMu.Lock()

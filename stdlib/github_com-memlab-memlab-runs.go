@@ -35,6 +35,7 @@ func init() {
 		"LoCoMoJudge":         reflect.ValueOf(runs.LoCoMoJudge),
 		"NewItems":            reflect.ValueOf(runs.NewItems),
 		"Observe":             reflect.ValueOf(runs.Observe),
+		"ObserveStored":       reflect.ValueOf(runs.ObserveStored),
 		"ParseKs":             reflect.ValueOf(runs.ParseKs),
 		"ReadCalibrationCSV":  reflect.ValueOf(runs.ReadCalibrationCSV),
 		"Rejudge":             reflect.ValueOf(runs.Rejudge),

@@ -51,7 +51,9 @@ the end with the calls refused outside runs and one total
 NOTEBOOK.estimate.json. After a real run that called models, what each
 stage spent is printed from the runs' records, and run writes
 NOTEBOOK.manifest.json beside its outputs when runs were kept in the
-store: every run's spec, means and records (see reproduce).`,
+store: the spec, means and records of every run the notebook made,
+resumed, queued or rejudged, and of no other run written to a shared
+store meanwhile (see reproduce).`,
 			run: func(c cmdIO, a []string) error { return cmdRun(a, c.stdout, c.stderr) }},
 
 		{name: "convert", args: "NOTEBOOK.go|NOTEBOOK.ipynb [OUT]", files: true,

@@ -11,7 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"time"
+	"strings"
+	"sync"
 
 	"github.com/memlab/memlab/activity"
 	"github.com/memlab/memlab/kernel/notebook"
@@ -40,11 +41,14 @@ func fileSHA256(path string) (string, error) {
 	return hex.EncodeToString(h[:]), nil
 }
 
-// manifestFromStore (which also returns the runs touched) opens the run store at path ("" = the default) after
-// a notebook ran and writes the manifest of the runs it touched since
-// start (see writeRunManifest). It writes nothing when the store does not
-// exist.
-func manifestFromStore(path string, start time.Time, nbPath string, params map[string]string, dir string) (string, []*record.Result, error) {
+// manifestFromStore (which also returns the runs touched) opens the run
+// store at path ("" = the default) after a notebook ran and writes the
+// manifest of the runs it touched, those whose ids are in touched (see
+// writeRunManifest). It writes nothing when the store does not exist.
+func manifestFromStore(path string, touched []string, nbPath string, params map[string]string, dir string) (string, []*record.Result, error) {
+	if len(touched) == 0 {
+		return "", nil, nil
+	}
 	st, err := openRunStore(path, storeWrite)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil, nil
@@ -53,25 +57,34 @@ func manifestFromStore(path string, start time.Time, nbPath string, params map[s
 		return "", nil, err
 	}
 	defer st.Close()
-	return writeRunManifest(st, start, nbPath, params, dir)
+	return writeRunManifest(st, touched, nbPath, params, dir)
 }
 
-// writeRunManifest writes the manifest of the runs a notebook touched in
-// the store since start (the runs it made or resumed) to dir. It writes
-// nothing without a store or when no run was touched.
-func writeRunManifest(st *runstore.Store, since time.Time, nbPath string, params map[string]string, dir string) (string, []*record.Result, error) {
-	if st == nil {
+// writeRunManifest writes the manifest of the runs a notebook touched
+// (made, resumed, enqueued or rejudged: the ids runs.ObserveStored
+// reported while it ran, in that order) to dir. Only those: on a store
+// others write to at the same time, their runs are not this notebook's.
+// An id the store does not hold (a run the notebook kept in another
+// store) is left out. It writes nothing without a store or when no run
+// was touched.
+func writeRunManifest(st *runstore.Store, touched []string, nbPath string, params map[string]string, dir string) (string, []*record.Result, error) {
+	if st == nil || len(touched) == 0 {
 		return "", nil, nil
-	}
-	infos, err := st.Runs()
-	if err != nil {
-		return "", nil, err
 	}
 	defer activity.Begin("writing the manifest: reading the records of this notebook's runs from %s", st.Path())()
 	var results []*record.Result
-	for _, ri := range infos {
-		if ri.Updated.Before(since.Truncate(time.Millisecond)) {
+	seen := map[string]bool{}
+	for _, id := range touched {
+		if seen[id] {
 			continue
+		}
+		seen[id] = true
+		ri, err := st.Run(id)
+		if errors.Is(err, runstore.ErrNoRun) || err == nil && ri.ID != id {
+			continue
+		}
+		if err != nil {
+			return "", nil, err
 		}
 		recs, err := st.Records(ri.ID)
 		if err != nil {
@@ -180,4 +193,65 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, d.String())
 	}
 	return fmt.Errorf("%d differences from %s", len(diffs), pos[0])
+}
+
+// touchedRuns collects the ids of the runs a notebook writes to the run
+// store (runs.ObserveStored) in a file, one id a line, so that they cross
+// from a worker process (-isolate) to `memlab run`: the worker appends
+// each id as its run starts, so a worker that crashes and is restarted
+// loses none.
+type touchedRuns struct{ path string }
+
+// newTouchedRuns creates the empty file of the ids.
+func newTouchedRuns() (*touchedRuns, error) {
+	f, err := os.CreateTemp("", "memlab-touched-runs-*.txt")
+	if err != nil {
+		return nil, fmt.Errorf("the file of the notebook's runs: %w", err)
+	}
+	f.Close()
+	return &touchedRuns{path: f.Name()}, nil
+}
+
+// ids returns the ids written, in the order written, each once.
+func (t *touchedRuns) ids() ([]string, error) {
+	b, err := os.ReadFile(t.path)
+	if err != nil {
+		return nil, fmt.Errorf("the file of the notebook's runs: %w", err)
+	}
+	var ids []string
+	seen := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !seen[line] {
+			seen[line] = true
+			ids = append(ids, line)
+		}
+	}
+	return ids, nil
+}
+
+// remove deletes the file.
+func (t *touchedRuns) remove() { os.Remove(t.path) }
+
+// recordTouched appends the id of every run this process writes to a
+// store (runs.ObserveStored) to the file at path; the returned function
+// stops and closes the file.
+func recordTouched(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("the file of the notebook's runs: %w", err)
+	}
+	var mu sync.Mutex
+	remove := runs.ObserveStored(func(id string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if _, err := f.WriteString(id + "\n"); err != nil {
+			fmt.Fprintf(os.Stderr, "memlab: the file of the notebook's runs: %v: run %s may be missing from its manifest\n", err, id)
+		}
+	})
+	return func() {
+		remove()
+		mu.Lock()
+		defer mu.Unlock()
+		f.Close()
+	}, nil
 }

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/memlab/memlab/display"
 	"github.com/memlab/memlab/kernel"
@@ -109,16 +108,36 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		HideInput: *noInput,
 		HTML:      *htmlReport,
 	}
+	// The ids of the runs the notebook writes to the store, for its
+	// manifest: a shared store holds others' runs too, made meanwhile.
+	var touched *touchedRuns
+	if !*sf.noStore {
+		if touched, err = newTouchedRuns(); err != nil {
+			return err
+		}
+		defer touched.remove()
+	}
 	if *isolate {
-		// The worker opens the store, reports progress and prints the
-		// usage report of its model calls.
-		ropts.NewExecutor = runExecutor(sf, stdout, stderr)
+		// The worker opens the store, reports progress, prints the usage
+		// report of its model calls and writes the ids of its runs.
+		path := ""
+		if touched != nil {
+			path = touched.path
+		}
+		ropts.NewExecutor = runExecutor(sf, path, stdout, stderr)
 	} else {
 		done, err := sf.setup(stderr)
 		if err != nil {
 			return err
 		}
 		defer done()
+		if touched != nil {
+			stop, err := recordTouched(touched.path)
+			if err != nil {
+				return err
+			}
+			defer stop()
+		}
 	}
 	// SIGTERM (timeout, systemd, kill) stops the run as Ctrl-C does: the
 	// running cell is interrupted and the outputs so far are written.
@@ -140,7 +159,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		case <-ran:
 		}
 	}()
-	started := time.Now()
 	res, err := notebook.Run(ctx, nb, ropts)
 	close(ran)
 	saySignal()
@@ -149,7 +167,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			// The worker's board is gone: this process shows what it does.
 			defer display.NewBoard(stderr).ShowActivities()()
 		}
-		p, touched, merr := manifestFromStore(*sf.path, started, pos[0], params, filepath.Dir(res.Ipynb))
+		var made []*record.Result
+		ids, merr := touched.ids()
+		p := ""
+		if merr == nil {
+			p, made, merr = manifestFromStore(*sf.path, ids, pos[0], params, filepath.Dir(res.Ipynb))
+		}
 		if merr != nil {
 			fmt.Fprintf(stderr, "memlab run: manifest: %v\n", merr)
 		} else if p != "" {
@@ -157,7 +180,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "memlab run: %s\n", sf.viewHint())
 		}
 		var used []*record.Result
-		for _, r := range touched {
+		for _, r := range made {
 			if usedModels(r.Records) {
 				used = append(used, r)
 			}

@@ -27,6 +27,7 @@ func workerMain(args []string, stdout, stderr io.Writer) int {
 	dir := fs.String("dir", "", "output directory of display.PNG")
 	echo := fs.Bool("echo", false, "echo the cells' output to stdout and stderr")
 	live := fs.Bool("live", false, "show run progress as a live display (Jupyter)")
+	touched := fs.String("touched", "", "append the id of every run the cells write to the run store to this file, one a line (memlab run's manifest)")
 	if err := fs.Parse(args); err != nil {
 		worker.Fail(fmt.Errorf("memlab worker: bad arguments %q: %w", args, err))
 		return 2
@@ -37,6 +38,14 @@ func workerMain(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer done()
+	if *touched != "" {
+		stop, err := recordTouched(*touched)
+		if err != nil {
+			worker.Fail(err)
+			return 1
+		}
+		defer stop()
+	}
 	defer reportFailures(stderr)()
 	if *live && !*sf.quiet {
 		useBoard(display.NewLiveBoard())
@@ -99,11 +108,17 @@ func workerArgs(f storeFlags, dir string, echo, live bool) []string {
 }
 
 // runExecutor returns the notebook.RunOptions.NewExecutor of `memlab run`:
-// a worker process whose own stdout and stderr are the command's.
-func runExecutor(f storeFlags, stdout, stderr io.Writer) func(kernel.Options) (kernel.Executor, error) {
+// a worker process whose own stdout and stderr are the command's, and
+// which appends the ids of the runs it writes to the store to the file
+// touched (recordTouched) unless it is "".
+func runExecutor(f storeFlags, touched string, stdout, stderr io.Writer) func(kernel.Options) (kernel.Executor, error) {
 	return func(o kernel.Options) (kernel.Executor, error) {
+		args := workerArgs(f, o.Dir, o.Stdout != nil || o.Stderr != nil, false)
+		if touched != "" {
+			args = append(args, "-touched", touched)
+		}
 		return worker.Start(worker.Config{
-			Args:     workerArgs(f, o.Dir, o.Stdout != nil || o.Stderr != nil, false),
+			Args:     args,
 			Stdout:   stdout,
 			Stderr:   stderr,
 			CrashDir: o.Dir, // beside the notebook's outputs
