@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/llm"
 )
 
@@ -276,16 +277,14 @@ type Detail struct {
 	Evidence    []Evidence `json:"evidence"`
 }
 
-// Trace is a generated digital trace, in the release's fields, with the
-// evidence it carries.
+// Trace is a generated digital trace: its release fields (the embedded
+// datasets.CloneMemTrace, all it marshals to) with the evidence it
+// carries and the detailed event it was written for.
 type Trace struct {
-	ID        string   `json:"id"`
-	Medium    string   `json:"medium"`
-	EventDate string   `json:"event_date"`
-	Content   string   `json:"content"`
-	Evidence  []string `json:"-"`
-	Detail    string   `json:"-"`
-	ref       Ref
+	datasets.CloneMemTrace
+	Evidence []string `json:"-"`
+	Detail   string   `json:"-"`
+	ref      Ref
 }
 
 // --- step inputs and outputs ---
@@ -562,31 +561,12 @@ type CloneMemResult struct {
 	mu         sync.Mutex
 }
 
-// CloneMemQuestion is a question in the release's fields.
+// CloneMemQuestion is a question: its release fields (the embedded
+// datasets.CloneMemQuestion, all it marshals to) with the distractors the
+// build knows to be true later (shown in the review file).
 type CloneMemQuestion struct {
-	ID              string             `json:"id"`
-	Question        string             `json:"question"`
-	QuestionType    string             `json:"question_type"`
-	QuestionTime    string             `json:"question_time"`
-	Answer          string             `json:"answer"`
-	Dimension       string             `json:"dimension"`
-	DigitalTraceIDs []string           `json:"digital_trace_ids"`
-	Evidence        []CloneMemEvidence `json:"evidence"`
-	Choices         []CloneMemChoice   `json:"choices"`
-	CorrectChoiceID string             `json:"correct_choice_id"`
-	laterTrue       []string
-}
-
-// CloneMemEvidence is a question's evidence group.
-type CloneMemEvidence struct {
-	Statement       string   `json:"statement"`
-	DigitalTraceIDs []string `json:"digital_trace_ids"`
-}
-
-// CloneMemChoice is an option.
-type CloneMemChoice struct {
-	ID   string `json:"id"`
-	Text string `json:"text"`
+	datasets.CloneMemQuestion
+	laterTrue []string
 }
 
 const dateLayout = "2006-01-02"
@@ -852,8 +832,8 @@ func cloneMemPhaseTraces(ctx context.Context, b *Build, p *Pipeline, params Clon
 		for _, e := range key {
 			ev = append(ev, e.ID)
 		}
-		traces[i] = Trace{ID: traceUUID(b.Seed(), params.PersonID, item), Medium: j.medium, EventDate: date, Content: strings.TrimSpace(t.Content),
-			Evidence: ev, Detail: j.d.ID, ref: tref}
+		traces[i] = Trace{CloneMemTrace: datasets.CloneMemTrace{ID: traceUUID(b.Seed(), params.PersonID, item), Medium: j.medium, EventDate: date,
+			Content: strings.TrimSpace(t.Content)}, Evidence: ev, Detail: j.d.ID, ref: tref}
 		ok[i] = true
 		return nil
 	})

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/llm"
 )
 
@@ -190,7 +191,7 @@ func cloneMemQuestion(ctx context.Context, b *Build, p *Pipeline, params CloneMe
 	}
 	// Evidence groups with the traces (dated at or before the question's
 	// time) that carry their evidence.
-	var groups []CloneMemEvidence
+	var groups []datasets.CloneMemEvidence
 	var all_ []string
 	var traces []Trace
 	for _, g := range w.Evidence {
@@ -206,7 +207,7 @@ func cloneMemQuestion(ctx context.Context, b *Build, p *Pipeline, params CloneMe
 				}
 			}
 		}
-		groups = append(groups, CloneMemEvidence{Statement: g.Statement, DigitalTraceIDs: ids})
+		groups = append(groups, datasets.CloneMemEvidence{Statement: g.Statement, DigitalTraceIDs: ids})
 	}
 	var suff sufficiencyOut
 	sref, err := b.Do(ctx, p.Step(CloneMemSufficiency), item, sufficiencyIn{j.dim, w.Question, w.Answer, j.typ.Name, qtime, w.Evidence, traces}, &suff, wref)
@@ -241,8 +242,8 @@ func cloneMemQuestion(ctx context.Context, b *Build, p *Pipeline, params CloneMe
 	if !cref.Accepted() {
 		return qaOutcome{filtered: "choices", reason: "the validator found the answer given away after every regeneration of the distractors", revisions: cref.Revisions}, nil
 	}
-	q := &CloneMemQuestion{Question: w.Question, QuestionType: j.typ.Name, QuestionTime: qtime, Answer: w.Answer, Dimension: j.dim,
-		DigitalTraceIDs: all_, Evidence: groups}
+	q := &CloneMemQuestion{CloneMemQuestion: datasets.CloneMemQuestion{Question: w.Question, QuestionType: j.typ.Name, QuestionTime: qtime,
+		Answer: w.Answer, Dimension: j.dim, DigitalTraceIDs: all_, Evidence: groups}}
 	q.Choices, q.CorrectChoiceID = letterChoices(b.Seed(), item, ch, j.typ.Name == "unanswerable")
 	for _, d := range ch.Distractors {
 		if d.LaterTrue {
@@ -254,7 +255,7 @@ func cloneMemQuestion(ctx context.Context, b *Build, p *Pipeline, params CloneMe
 
 // letterChoices lays out A-D and E ("cannot be determined"): the correct
 // option at a seeded place among A-D, or E for an unanswerable question.
-func letterChoices(seed int, item string, ch choicesOut, unanswerable bool) ([]CloneMemChoice, string) {
+func letterChoices(seed int, item string, ch choicesOut, unanswerable bool) ([]datasets.CloneMemChoice, string) {
 	rng := rand.New(rand.NewPCG(uint64(seed), hashSeed("choices "+item, 0)))
 	var opts []string
 	for _, d := range ch.Distractors {
@@ -270,9 +271,9 @@ func letterChoices(seed int, item string, ch choicesOut, unanswerable bool) ([]C
 		opts = opts[:min(4, len(opts))]
 		rng.Shuffle(len(opts), func(i, j int) { opts[i], opts[j] = opts[j], opts[i] })
 	}
-	var out []CloneMemChoice
+	var out []datasets.CloneMemChoice
 	for i, o := range opts {
-		out = append(out, CloneMemChoice{ID: string(rune('A' + i)), Text: o})
+		out = append(out, datasets.CloneMemChoice{ID: string(rune('A' + i)), Text: o})
 	}
-	return append(out, CloneMemChoice{ID: "E", Text: CannotBeDetermined}), correct
+	return append(out, datasets.CloneMemChoice{ID: "E", Text: CannotBeDetermined}), correct
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/text"
 )
 
@@ -31,30 +32,31 @@ func (r *CloneMemResult) FileName() string {
 	return fmt.Sprintf("%s_%s_benchmark_%s.json", name, r.Params.PersonID, r.Params.Language)
 }
 
-// cloneMemFile is a persona file in the release's fields and order.
-type cloneMemFile struct {
-	PersonName string             `json:"person_name"`
-	PersonID   string             `json:"person_id"`
-	Context    []Trace            `json:"context"`
-	Questions  []CloneMemQuestion `json:"questions"`
-}
-
 // Write writes the persona file (FileName) under dir, with the
 // provenance of every trace and question (provenance.jsonl) and the
 // review file (review.md): the build's table, what each filter removed,
 // and a sample of questions (ReviewSample) with the traces they cite.
 func (r *CloneMemResult) Write(dir string) error {
-	f := cloneMemFile{PersonName: r.Profile.Name, PersonID: r.Params.PersonID, Context: r.Traces, Questions: r.Questions}
-	if f.Questions == nil {
-		f.Questions = []CloneMemQuestion{}
-	}
-	if err := writeJSON(filepath.Join(dir, r.FileName()), f); err != nil {
+	if err := datasets.WriteCloneMemFile(filepath.Join(dir, r.FileName()), r.file()); err != nil {
 		return err
 	}
 	if err := writeProvenance(filepath.Join(dir, ProvenanceFile), r.Provenance); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, ReviewFile), []byte(r.review()), 0o644)
+}
+
+// file is the persona file: the release's fields of the persona, its
+// traces and its questions.
+func (r *CloneMemResult) file() datasets.CloneMemFile {
+	f := datasets.CloneMemFile{PersonName: r.Profile.Name, PersonID: r.Params.PersonID}
+	for _, t := range r.Traces {
+		f.Context = append(f.Context, t.CloneMemTrace)
+	}
+	for _, q := range r.Questions {
+		f.Questions = append(f.Questions, q.CloneMemQuestion)
+	}
+	return f
 }
 
 // ReviewSample is how many questions the review file shows (drawn with

@@ -73,11 +73,12 @@
 // evidence, traces in seven media (intent, then content), evidence in arc
 // buckets over sliding windows, evidence-gated QA planning and writing,
 // quality control, multiple choice with a validator loop;
-// CloneMemResult.Write writes a CloneMem persona file. Both write the
-// provenance of every element (provenance.jsonl) and a file a person
-// reviews a sample with (review.md). docs/construction.md says each step,
-// its prompt version and each choice memlab made where the papers are
-// silent.
+// CloneMemResult.Write writes a CloneMem persona file (in the schema
+// datasets.CloneMemFile declares, with datasets.WriteCloneMemFile). Both
+// write the provenance of every element (provenance.jsonl) and a file a
+// person reviews a sample with (review.md). docs/construction.md says each
+// step, its prompt version and each choice memlab made where the papers
+// are silent.
 //
 // Package construct/standin is a scripted stand-in for the model: it
 // answers every prompt of both pipelines from the prompt's input alone,

@@ -21,6 +21,14 @@
 // U+FFFD), a UTF-8 byte-order mark (skipped), a .json name that is a
 // directory (not read).
 //
+// # Writing
+//
+// CloneMemFile (with CloneMemTrace, CloneMemQuestion, CloneMemEvidence and
+// CloneMemChoice) declares CloneMem's release schema once for every
+// writer, and WriteCloneMemFile writes one persona file in it: the CloneMem
+// pipeline of package construct writes with it, and so does WriteSynthetic,
+// a seeded synthetic corpus for measuring memlab at scale.
+//
 // # Reports and statistics
 //
 // WriteValidation prints the counts and the validation report (what `memlab

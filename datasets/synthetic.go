@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -58,12 +57,10 @@ func WriteSynthetic(dir string, cfg SyntheticConfig) ([]string, error) {
 	}
 	files = append(files, readme)
 	for p := range cfg.Personas {
-		b, err := json.MarshalIndent(syntheticPersona(cfg, p), "", " ")
-		if err != nil {
-			return nil, fmt.Errorf("datasets: synthetic corpus: persona %d: %w", p+1, err)
-		}
+		// Indented by one space, not WriteCloneMemFile's two: the bytes
+		// synthetic corpora have always had.
 		name := filepath.Join(dir, fmt.Sprintf("synthetic_p%03d_benchmark_en.json", p+1))
-		if err := os.WriteFile(name, append(b, '\n'), 0o644); err != nil {
+		if err := writeCloneMemFile(name, syntheticPersona(cfg, p), " "); err != nil {
 			return nil, fmt.Errorf("datasets: synthetic corpus: %w", err)
 		}
 		files = append(files, name)
@@ -83,45 +80,8 @@ var (
 	synthSyll     = []string{"ka", "lo", "mi", "ren", "tas", "vo", "zu", "pel", "dri", "nox", "quo", "sel", "tam", "bri", "gan", "hul"}
 )
 
-type synthTrace struct {
-	ID        string `json:"id"`
-	Medium    string `json:"medium"`
-	EventDate string `json:"event_date"`
-	Content   string `json:"content"`
-}
-
-type synthEvidence struct {
-	Statement string   `json:"statement"`
-	TraceIDs  []string `json:"digital_trace_ids"`
-}
-
-type synthChoice struct {
-	ID   string `json:"id"`
-	Text string `json:"text"`
-}
-
-type synthQuestion struct {
-	ID        string          `json:"id"`
-	Question  string          `json:"question"`
-	Type      string          `json:"question_type"`
-	Time      string          `json:"question_time"`
-	Answer    string          `json:"answer"`
-	Dimension string          `json:"dimension"`
-	TraceIDs  []string        `json:"digital_trace_ids"`
-	Evidence  []synthEvidence `json:"evidence"`
-	Choices   []synthChoice   `json:"choices"`
-	CorrectID string          `json:"correct_choice_id"`
-}
-
-type synthPersonaFile struct {
-	Name      string          `json:"person_name"`
-	ID        string          `json:"person_id"`
-	Context   []synthTrace    `json:"context"`
-	Questions []synthQuestion `json:"questions"`
-}
-
 // syntheticPersona makes persona p (from 0) of cfg.
-func syntheticPersona(cfg SyntheticConfig, p int) synthPersonaFile {
+func syntheticPersona(cfg SyntheticConfig, p int) CloneMemFile {
 	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(p)+1))
 	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
 	word := func() string {
@@ -133,7 +93,7 @@ func syntheticPersona(cfg SyntheticConfig, p int) synthPersonaFile {
 		return b.String()
 	}
 	pid := fmt.Sprintf("synth-p%03d", p+1)
-	out := synthPersonaFile{Name: fmt.Sprintf("Synthetic Persona %03d (synthetic)", p+1), ID: pid}
+	out := CloneMemFile{PersonName: fmt.Sprintf("Synthetic Persona %03d (synthetic)", p+1), PersonID: pid}
 	start := time.Date(2022, 1, 1, 8, 0, 0, 0, time.UTC)
 	step := 2 * 365 * 24 * time.Hour / time.Duration(cfg.Traces)
 	type fact struct{ person, place, act, feeling string }
@@ -148,7 +108,7 @@ func syntheticPersona(cfg SyntheticConfig, p int) synthPersonaFile {
 			filler = append(filler, word())
 		}
 		content := fmt.Sprintf("Went to %s with %s for %s and felt %s. Notes: %s.", f.place, f.person, f.act, f.feeling, strings.Join(filler, " "))
-		out.Context = append(out.Context, synthTrace{ID: fmt.Sprintf("%s-t%05d", pid, i+1), Medium: pick(synthMedia),
+		out.Context = append(out.Context, CloneMemTrace{ID: fmt.Sprintf("%s-t%05d", pid, i+1), Medium: pick(synthMedia),
 			EventDate: times[i].Format("2006-01-02T15:04:05"), Content: content})
 	}
 	// Question j is asked after trace at(j), about a trace at most 40
@@ -161,7 +121,7 @@ func syntheticPersona(cfg SyntheticConfig, p int) synthPersonaFile {
 		letters := []string{"A", "B", "C", "D"}
 		correct := rng.IntN(4)
 		others := rng.Perm(len(synthPlaces))
-		var choices []synthChoice
+		var choices []CloneMemChoice
 		o := 0
 		for c, l := range letters {
 			text := f.place
@@ -172,18 +132,18 @@ func syntheticPersona(cfg SyntheticConfig, p int) synthPersonaFile {
 				text = synthPlaces[others[o]]
 				o++
 			}
-			choices = append(choices, synthChoice{ID: l, Text: strings.ToUpper(text[:1]) + text[1:]})
+			choices = append(choices, CloneMemChoice{ID: l, Text: strings.ToUpper(text[:1]) + text[1:]})
 		}
-		choices = append(choices, synthChoice{ID: "E", Text: "Cannot be determined based on available information"})
+		choices = append(choices, CloneMemChoice{ID: "E", Text: "Cannot be determined based on available information"})
 		tid := out.Context[ev].ID
-		out.Questions = append(out.Questions, synthQuestion{
-			ID:       fmt.Sprintf("%s-q%03d", pid, j+1),
-			Question: fmt.Sprintf("Where did you go with %s for %s, when you felt %s?", f.person, f.act, f.feeling),
-			Type:     pick(synthTypes), Time: asked.Format("2006-01-02T15:04:05"),
+		out.Questions = append(out.Questions, CloneMemQuestion{
+			ID:           fmt.Sprintf("%s-q%03d", pid, j+1),
+			Question:     fmt.Sprintf("Where did you go with %s for %s, when you felt %s?", f.person, f.act, f.feeling),
+			QuestionType: pick(synthTypes), QuestionTime: asked.Format("2006-01-02T15:04:05"),
 			Answer:    fmt.Sprintf("I went to %s with %s for %s.", f.place, f.person, f.act),
-			Dimension: pick(synthDims), TraceIDs: []string{tid},
-			Evidence: []synthEvidence{{Statement: fmt.Sprintf("%s went with %s to %s for %s.", out.Name, f.person, f.place, f.act), TraceIDs: []string{tid}}},
-			Choices:  choices, CorrectID: letters[correct],
+			Dimension: pick(synthDims), DigitalTraceIDs: []string{tid},
+			Evidence: []CloneMemEvidence{{Statement: fmt.Sprintf("%s went with %s to %s for %s.", out.PersonName, f.person, f.place, f.act), DigitalTraceIDs: []string{tid}}},
+			Choices:  choices, CorrectChoiceID: letters[correct],
 		})
 	}
 	return out

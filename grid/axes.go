@@ -94,7 +94,7 @@ func ParseAxis(s string) (record.Axis, error) {
 	}
 	a := record.Axis{Name: name}
 	seen := map[string]bool{}
-	for i, v := range splitTop(vals, ',') {
+	for i, v := range SplitTop(vals, ',') {
 		if v == "" {
 			return record.Axis{}, fmt.Errorf("grid: axis %q: value %d is empty", s, i+1)
 		}

@@ -40,5 +40,5 @@
 //
 // grid sits above runs and catalog and returns reports' Set; it is
 // imported only by cmd and stdlib (notebooks reach it through the symbol
-// tables).
+// tables), and by the scale test (internal/cmd/scaletest) for SplitTop.
 package grid

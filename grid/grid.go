@@ -148,7 +148,7 @@ func (g Grid) resolve() ([]point, map[string]*datasets.Dataset, error) {
 		if v, ok := params[AxisJudge]; ok {
 			judges = nil
 			if v != "none" {
-				judges = splitTop(v, '+')
+				judges = SplitTop(v, '+')
 			}
 		}
 		for _, j := range judges {
@@ -267,8 +267,13 @@ func quoteModel(s string) string {
 	return s
 }
 
-// splitTop splits s at sep outside parentheses.
-func splitTop(s string, sep rune) []string {
+// SplitTop splits s at every sep outside parentheses and trims the spaces
+// around each part: SplitTop("a(x=1,y=2), b", ',') is ["a(x=1,y=2)" "b"].
+// It is how a list of specs is written in one string (an axis's values,
+// judges joined by '+'). Parentheses are counted, not checked: a sep
+// splits only where as many '(' as ')' come before it. A string without
+// sep is one part, an empty string the one part "".
+func SplitTop(s string, sep rune) []string {
 	var out []string
 	depth, start := 0, 0
 	for i, r := range s {

@@ -77,8 +77,6 @@ func init() {
 		"BuildInfo":         reflect.ValueOf((*construct.BuildInfo)(nil)),
 		"BuildSpec":         reflect.ValueOf((*construct.BuildSpec)(nil)),
 		"Check":             reflect.ValueOf((*construct.Check)(nil)),
-		"CloneMemChoice":    reflect.ValueOf((*construct.CloneMemChoice)(nil)),
-		"CloneMemEvidence":  reflect.ValueOf((*construct.CloneMemEvidence)(nil)),
 		"CloneMemParams":    reflect.ValueOf((*construct.CloneMemParams)(nil)),
 		"CloneMemQuestion":  reflect.ValueOf((*construct.CloneMemQuestion)(nil)),
 		"CloneMemResult":    reflect.ValueOf((*construct.CloneMemResult)(nil)),

@@ -37,6 +37,7 @@ func init() {
 		"QueueEnv":       reflect.ValueOf(constant.MakeFromLiteral("\"MEMLAB_QUEUE\"", token.STRING, 0)),
 		"QueueNone":      reflect.ValueOf(grid.QueueNone),
 		"QueueWork":      reflect.ValueOf(grid.QueueWork),
+		"SplitTop":       reflect.ValueOf(grid.SplitTop),
 
 		// type definitions
 		"Grid":      reflect.ValueOf((*grid.Grid)(nil)),

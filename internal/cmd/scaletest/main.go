@@ -31,6 +31,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/memlab/memlab/grid"
 )
 
 func main() {
@@ -91,9 +93,7 @@ func parseFlags(args []string) (Config, string, error) {
 		return cfg, "", fmt.Errorf("-memlab BINARY is required (scripts/scale-test.sh builds it)")
 	}
 	cfg.Reference = !*noRef
-	for _, s := range splitTop(*systems) {
-		cfg.Systems = append(cfg.Systems, s)
-	}
+	cfg.Systems = grid.SplitTop(*systems, ',')
 	for _, w := range strings.Split(*workers, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(w))
 		if err != nil || n <= 0 {
@@ -102,24 +102,4 @@ func parseFlags(args []string) (Config, string, error) {
 		cfg.Workers = append(cfg.Workers, n)
 	}
 	return cfg, *out, nil
-}
-
-// splitTop splits s at commas outside parentheses.
-func splitTop(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i, r := range s {
-		switch r {
-		case '(':
-			depth++
-		case ')':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, strings.TrimSpace(s[start:i]))
-				start = i + 1
-			}
-		}
-	}
-	return append(out, strings.TrimSpace(s[start:]))
 }
