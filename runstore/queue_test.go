@@ -33,6 +33,31 @@ func enqueue(t *testing.T, st *runstore.Store, spec record.Spec, n int) {
 	}
 }
 
+// openStore opens the store at path as one process of a test does; it is
+// closed when the test ends.
+func openStore(t *testing.T, path string) *runstore.Store {
+	t.Helper()
+	st, err := runstore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// newClaimer starts a claimer on st with lease (0 = the default); it is
+// closed when the test ends, if the test has not closed it before (as a
+// dead worker stops renewing).
+func newClaimer(t *testing.T, st *runstore.Store, lease time.Duration) *runstore.Claimer {
+	t.Helper()
+	c, err := st.NewClaimer(lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
 // TestQueueEachItemOnce: claimers on stores opened apart (as worker
 // processes on several machines are) race for a run's work items until
 // none is left: every item is claimed by exactly one of them, each writes
@@ -45,11 +70,7 @@ func testQueueEachItemOnce(t *testing.T, backend string) {
 	const items, workers = 120, 5
 	ctx := context.Background()
 	path := runtest.StorePath(t, backend)
-	first, err := runstore.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer first.Close()
+	first := openStore(t, path)
 	spec := sampleSpec(t, 7)
 	enqueue(t, first, spec, items)
 
@@ -57,16 +78,7 @@ func testQueueEachItemOnce(t *testing.T, backend string) {
 	claimedBy := map[string][]int{}
 	var wg sync.WaitGroup
 	for w := range workers {
-		st, err := runstore.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		c, err := st.NewClaimer(0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(c.Close)
+		c := newClaimer(t, openStore(t, path), 0)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -136,34 +148,19 @@ func TestClaimLostWritesNothing(t *testing.T) {
 func testClaimLostWritesNothing(t *testing.T, backend string) {
 	ctx := context.Background()
 	path := runtest.StorePath(t, backend)
-	stA, err := runstore.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stA.Close()
-	stB, err := runstore.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stB.Close()
+	stA := openStore(t, path)
+	stB := openStore(t, path)
 	spec := sampleSpec(t, 8)
 	enqueue(t, stA, spec, 2)
 
 	const lease = 300 * time.Millisecond
-	a, err := stA.NewClaimer(lease)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := newClaimer(t, stA, lease)
 	got, err := a.Claim(ctx, []string{spec.ID()}, 1, 0)
 	if err != nil || len(got) != 1 {
 		t.Fatalf("claim: %d (%v)", len(got), err)
 	}
 	old := got[0]
-	b, err := stB.NewClaimer(time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := newClaimer(t, stB, time.Minute)
 	// While A renews its claim, B gets the other item only.
 	time.Sleep(2 * lease)
 	other, err := b.Claim(ctx, nil, 5, 0)
@@ -198,11 +195,7 @@ func testClaimLostWritesNothing(t *testing.T, backend string) {
 	}
 
 	// The same claimer claiming its item again fences its older claim.
-	c, err := stA.NewClaimer(lease)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := newClaimer(t, stA, lease)
 	if err := taken[0].Abandon(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -238,11 +231,7 @@ func testQueueAndLeaseExclude(t *testing.T, backend string) {
 	st := runtest.OpenStoreOn(t, backend)
 	spec := sampleSpec(t, 9)
 	enqueue(t, st, spec, 3)
-	c, err := st.NewClaimer(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := newClaimer(t, st, 0)
 	cls, err := c.Claim(ctx, nil, 1, 0)
 	if err != nil || len(cls) != 1 {
 		t.Fatalf("claim: %v (%v)", cls, err)
@@ -284,11 +273,7 @@ func testEnqueueAgain(t *testing.T, backend string) {
 	st := runtest.OpenStoreOn(t, backend)
 	spec := sampleSpec(t, 10)
 	enqueue(t, st, spec, 4)
-	c, err := st.NewClaimer(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := newClaimer(t, st, 0)
 	cls, err := c.Claim(ctx, nil, 2, 0)
 	if err != nil || len(cls) != 2 {
 		t.Fatalf("claim: %v (%v)", cls, err)
@@ -410,11 +395,7 @@ func testClaimLargestFirst(t *testing.T, backend string) {
 	if err := st.Enqueue(ctx, large, runstore.Job{}, personas); err != nil {
 		t.Fatal(err)
 	}
-	c, err := st.NewClaimer(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := newClaimer(t, st, 0)
 	got, err := c.Claim(ctx, nil, 10, 4)
 	if err != nil || len(got) != 2 || got[0].Key != "corpus a" || got[1].Key != "corpus b" {
 		t.Fatalf("claimed %v (%v), want both personas (3 + 3 questions: past 4 with the second)", got, err)
