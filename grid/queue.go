@@ -146,15 +146,12 @@ func (g Grid) runQueued(ctx context.Context, mode QueueMode) (*reports.Set, erro
 		}
 	}
 	for _, q := range queued {
-		recs, err := st.Records(q.spec.ID())
+		res, err := runs.Collect(ctx, pts[q.i].data, q.cfg, st)
 		if err != nil {
 			set.Points[q.i].Err = err
 			continue
 		}
-		d := pts[q.i].data
-		set.Points[q.i].Result = &record.Result{ID: q.spec.ID(), Spec: q.spec, Label: set.Points[q.i].Label,
-			Dataset: d.Name, Fingerprint: d.Fingerprint, System: q.cfg.System.Name(), Reader: q.cfg.Reader.Name(), K: q.cfg.K,
-			Records: recs, Resumed: len(recs)}
+		set.Points[q.i].Result = res
 	}
 	return set, nil
 }

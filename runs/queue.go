@@ -84,6 +84,36 @@ func Enqueue(ctx context.Context, d *datasets.Dataset, cfg Config, st *runstore.
 	return spec, nil
 }
 
+// Collect reads back from st the records of the run of cfg over d that
+// workers did through the queue (Enqueue), and returns its Result as Run
+// returns one (id, spec, label, dataset, system, reader, k; every record
+// counted as resumed, since none was made here). The observers of Observe
+// are told of it as of a run Run made: a sweep's table and a notebook's
+// manifest see a queued run as any other.
+func Collect(ctx context.Context, d *datasets.Dataset, cfg Config, st *runstore.Store) (*record.Result, error) {
+	if err := checkRun(d, cfg); err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return nil, fmt.Errorf("runs: collect %s: no run store", cfg.System.Name())
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	spec := SpecOf(d, cfg)
+	recs, err := st.Records(spec.ID())
+	if err != nil {
+		return nil, err
+	}
+	res := &record.Result{ID: spec.ID(), Spec: spec, Label: cfg.Label, Dataset: d.Name, Fingerprint: d.Fingerprint,
+		System: cfg.System.Name(), Reader: cfg.Reader.Name(), K: cfg.K, Records: recs, Resumed: len(recs)}
+	if res.Label == "" {
+		res.Label = uniqueLabel(res.System, spec.SystemSpec, cfg.K)
+	}
+	notify(res)
+	return res, nil
+}
+
 // checkRun checks what Run needs of a run's dataset and config.
 func checkRun(d *datasets.Dataset, cfg Config) error {
 	if d == nil || cfg.System == nil || cfg.Reader == nil {

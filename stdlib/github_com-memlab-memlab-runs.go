@@ -24,6 +24,7 @@ func init() {
 		"CalibrationSet":      reflect.ValueOf(runs.CalibrationSet),
 		"CloneMemMemoryJudge": reflect.ValueOf(runs.CloneMemMemoryJudge),
 		"CloneMemQAJudge":     reflect.ValueOf(runs.CloneMemQAJudge),
+		"Collect":             reflect.ValueOf(runs.Collect),
 		"CorpusItemPrefix":    reflect.ValueOf(constant.MakeFromLiteral("\"corpus \"", token.STRING, 0)),
 		"DefaultRecentTokens": reflect.ValueOf(constant.MakeFromLiteral("2000", token.INT, 0)),
 		"DefaultStore":        reflect.ValueOf(runs.DefaultStore),

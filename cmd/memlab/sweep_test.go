@@ -143,3 +143,28 @@ func TestSweepFromACell(t *testing.T) {
 		t.Errorf("the diff table is missing:\n%s", stdout)
 	}
 }
+
+// TestSweepQueuedWork: a sweep whose notebook's grid runs are queued and
+// worked (-queue work) shows the same table as the sweep run here: each
+// point's run, read back from the store, is a run of the sweep (before,
+// queued runs never reached it: "2 points, 0 runs").
+func TestSweepQueuedWork(t *testing.T) {
+	table := func(queue ...string) string {
+		t.Helper()
+		dir := t.TempDir()
+		args := append([]string{"sweep", "testdata/shared_store.go", "-p", "k=5,10", "-o", filepath.Join(dir, "out"),
+			"-store", filepath.Join(dir, "runs.db"), "-quiet"}, queue...)
+		code, stdout, stderr := memlab(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s\n%s", queue, code, stdout, stderr)
+		}
+		return stdout
+	}
+	here, queued := table(), table("-queue", "work")
+	if !strings.Contains(here, "2 points (k = 5, 10), 2 runs.") {
+		t.Fatalf("the sweep run here:\n%s", here)
+	}
+	if queued != here {
+		t.Errorf("the queued sweep's table:\n%s\nthe sweep run here:\n%s", queued, here)
+	}
+}
