@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,5 +113,35 @@ func TestDryRunAsksNothing(t *testing.T) {
 	}
 	if n := strings.Count(string(report), "Dry run (MEMLAB_DRY_RUN=1): no question is asked; estimated cost"); n != 6 {
 		t.Errorf("the report shows %d run estimates, want 6:\n%s", n, report)
+	}
+}
+
+// TestQueuedRunWritesNoManifest: a notebook whose grid only queued its
+// runs (-queue enqueue) made no record, so memlab run writes no manifest
+// (reproduce would count every record it makes as a difference: 66 on
+// this notebook) and says when one will be written; the manifest of an
+// earlier execution in the same output directory is removed, not left
+// beside outputs it does not describe.
+func TestQueuedRunWritesNoManifest(t *testing.T) {
+	dir := t.TempDir()
+	store, out := filepath.Join(dir, "runs.db"), filepath.Join(dir, "out")
+	manifest := filepath.Join(out, "shared_store.manifest.json")
+	if code, stdout, stderr := memlab(t, "run", "testdata/shared_store.go", "-store", store, "-o", out, "-quiet"); code != 0 {
+		t.Fatalf("run here: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(manifest); err != nil {
+		t.Fatalf("the run done here wrote no manifest: %v", err)
+	}
+	code, stdout, stderr := memlab(t, "run", "testdata/shared_store.go", "-p", "k=7", "-store", store, "-o", out, "-queue", "enqueue", "-quiet")
+	if code != 0 {
+		t.Fatalf("run -queue enqueue: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(manifest); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a manifest is beside the queued execution's outputs (%v)", err)
+	}
+	for _, want := range []string{"removed " + manifest, "no manifest: the notebook's runs were queued"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
 	}
 }

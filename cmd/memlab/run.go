@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/memlab/memlab/display"
+	"github.com/memlab/memlab/grid"
 	"github.com/memlab/memlab/kernel"
 	"github.com/memlab/memlab/kernel/notebook"
 	"github.com/memlab/memlab/llm"
@@ -168,10 +169,24 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			defer display.NewBoard(stderr).ShowActivities()()
 		}
 		var made []*record.Result
-		ids, merr := touched.ids()
+		var merr error
 		p := ""
-		if merr == nil {
-			p, made, merr = manifestFromStore(*sf.path, ids, pos[0], params, filepath.Dir(res.Ipynb))
+		if mode, _ := grid.ParseQueueMode(os.Getenv(grid.QueueEnv)); mode == grid.QueueEnqueue {
+			// The runs were queued, not done: a manifest would hold
+			// records that were never made, and reproduce would count
+			// every one as a difference. An older manifest beside these
+			// outputs describes another execution: it goes.
+			old := filepath.Join(filepath.Dir(res.Ipynb), manifestName(pos[0]))
+			if err := os.Remove(old); err == nil {
+				fmt.Fprintf(stderr, "memlab run: removed %s, the manifest of an earlier execution\n", old)
+			}
+			fmt.Fprintf(stderr, "memlab run: no manifest: the notebook's runs were queued (-queue enqueue), not done; "+
+				"once workers have done them, run the notebook again (without -queue, or with -queue work) to write one\n")
+		} else {
+			var ids []string
+			if ids, merr = touched.ids(); merr == nil {
+				p, made, merr = manifestFromStore(*sf.path, ids, pos[0], params, filepath.Dir(res.Ipynb))
+			}
 		}
 		if merr != nil {
 			fmt.Fprintf(stderr, "memlab run: manifest: %v\n", merr)
