@@ -67,6 +67,10 @@ func (r renamed) Judge(ctx context.Context, q datasets.Question, answer string, 
 // failure counts its failed attempt too, as a resumed run's healing
 // does, since those calls were spent.
 //
+// A failure of the model-call cache's file (corrupt, read-only) stops
+// the rejudge with its error, as it stops a run: the records judged
+// before it are kept, the one that met it keeps what it had.
+//
 // d must be the run's dataset (same fingerprint). Up to workers records
 // are judged at once (0 = DefaultWorkers). It returns the run with the
 // updated records.
@@ -105,6 +109,9 @@ func Rejudge(ctx context.Context, st *runstore.Store, run string, d *datasets.Da
 	}
 	notifyStored(info.ID)
 	started := time.Now()
+	outer := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	if workers <= 0 {
 		workers = DefaultWorkers
 	}
@@ -176,6 +183,19 @@ func Rejudge(ctx context.Context, st *runstore.Store, run string, d *datasets.Da
 				if !changed || ctx.Err() != nil {
 					continue
 				}
+				// A failure of the model-call cache's file (corrupt,
+				// read-only) is not the record's, and every record would
+				// meet it: the rejudge stops, and this record keeps what it
+				// had, as a run does.
+				if err := judging.tally.CacheError(); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = fmt.Errorf("runs: rejudge %s stopped: %w", info.ID, err)
+					}
+					mu.Unlock()
+					cancel()
+					continue
+				}
 				rec.SetVerdicts(vs)
 				rec.Usage.Judge = rec.Usage.Judge.Add(judging.tally.Counts())
 				rec.Stages = rec.Stages.Add(record.StageLatency{Judge: judging.elapsed, Measured: true})
@@ -212,8 +232,8 @@ func Rejudge(ctx context.Context, st *runstore.Store, run string, d *datasets.Da
 	switch {
 	case firstErr != nil:
 		return res, firstErr
-	case ctx.Err() != nil:
-		return res, fmt.Errorf("runs: rejudge %s: %w", info.ID, ctx.Err())
+	case outer.Err() != nil:
+		return res, fmt.Errorf("runs: rejudge %s: %w", info.ID, outer.Err())
 	}
 	return res, relErr
 }

@@ -1,13 +1,18 @@
 package runs
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
 	"github.com/memlab/memlab/llm"
+	"github.com/memlab/memlab/llm/cache"
 	"github.com/memlab/memlab/llm/llmtest"
 	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/retrieval"
@@ -118,4 +123,96 @@ func TestRejudgeCountsTheJudgeStage(t *testing.T) {
 		}
 	}
 	_ = record.Record{}
+}
+
+// TestCorruptCacheStopsTheRejudge: a damaged page of the model-call cache
+// is not a failure of the records whose verdicts read it: the rejudge
+// stops with the cache's error, as a run does, and no record is stored
+// with a verdict that met it (before, every record was judged over the
+// broken cache and the rejudge went on).
+func TestCorruptCacheStopsTheRejudge(t *testing.T) {
+	d, err := datasets.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kind := cloneMemKind
+	srv, err := llmtest.Start(llmtest.Options{Responder: scriptedJudge(kind.field, kind.top, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "calls.db")
+	judgeWith := func(name string) (Judge, *cache.Cache) {
+		c, err := cache.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		client, err := llm.New(llm.SingleEndpoint(srv.URL(), "m"), llm.Options{Cache: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return RenameJudge(kind.make(client), name), c
+	}
+	st, err := runstore.Open(filepath.Join(t.TempDir(), "runs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	flat, err := retrieval.NewFlat(d, retrieval.BM25Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := Run(context.Background(), d, Config{System: flat, Reader: generate.NewExtractive(), K: 10}, Options{Store: st, Quiet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A first rejudge fills the cache with the judge's calls.
+	j, c := judgeWith("judge-a")
+	if _, err := Rejudge(context.Background(), st, run.ID, d, []Judge{j}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The middle third of the pages, whatever they hold, is overwritten.
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to := fi.Size()/3/4096*4096, 2*fi.Size()/3/4096*4096
+	if _, err := f.WriteAt(bytes.Repeat([]byte{0xde, 0xad, 0xbe, 0xef}, int(to-from)/4), from); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	// The same calls again, under another judge's name, over the broken cache.
+	j, c = judgeWith("judge-b")
+	defer c.Close()
+	_, err = Rejudge(context.Background(), st, run.ID, d, []Judge{j}, 0)
+	if !errors.Is(err, cache.ErrCorrupt) || !strings.Contains(err.Error(), "stopped") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("rejudge over a corrupt cache: %v, want cache.ErrCorrupt naming %s", err, path)
+	}
+	stored, err := st.Records(run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	judged := 0
+	for _, r := range stored {
+		for _, v := range r.Verdicts() {
+			if v.Judge != "judge-b" {
+				continue
+			}
+			judged++
+			if !v.Judged() {
+				t.Errorf("record %s was stored with judge-b's verdict failed (%q): the cache's failure is not the record's", r.QuestionID, v.Failure)
+			}
+		}
+	}
+	if judged == len(stored) {
+		t.Errorf("every record (%d) was judged over the broken cache", judged)
+	}
 }
