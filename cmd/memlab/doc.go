@@ -277,6 +277,12 @@
 // question of each run, a run_id column first, scores as columns with
 // snake_case names, undefined ones empty; see reports.WriteRunsCSV) or
 // JSONL (the full records, each with its run_id), to stdout or -o FILE.
+// -format clonemem, knowme or locomo writes one RUN as its benchmark's
+// official scorer reads it, from the run's dataset (-data PATH, the same
+// fingerprint): CloneMem's results file per persona and LoCoMo's qa file
+// per conversation (predictions under -key, default memlab) into the
+// directory -o, KnowMe-Bench's judge input to -o FILE or stdout; failed
+// records are left out (docs/formats.md).
 //
 // # view
 //

@@ -288,12 +288,18 @@ func listCut(ids []string, n int) string {
 }
 
 // runsExport is `memlab runs export [-store PATH] [-format csv|jsonl] [-o FILE] RUN...`:
-// the records of every RUN, in the order given, each row with its run id.
+// the records of every RUN, in the order given, each row with its run id;
+// with -format clonemem, knowme or locomo, one RUN in its benchmark's
+// official scorer's input (exportOfficial).
 func runsExport(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("runs export", flag.ContinueOnError)
 	storePath := storeFlag(fs)
-	format := fs.String("format", "csv", "csv (one row per record of each run, run_id first, scores as columns) or jsonl (one full record per line, with its run_id)")
-	out := fs.String("o", "", "output `FILE` (default: standard output)")
+	format := fs.String("format", "csv", "csv (one row per record of each run, run_id first, scores as columns), jsonl (one full record per line, with its run_id), "+
+		"or a benchmark's official scorer's input for one RUN with -data: clonemem (a results file per persona, into the directory -o), "+
+		"knowme (the judge input, to -o FILE or stdout) or locomo (a qa file per conversation, into the directory -o)")
+	out := fs.String("o", "", "output `FILE` (default: standard output); a directory for -format clonemem and locomo")
+	data := fs.String("data", "", "the run's dataset, for -format clonemem, knowme and locomo (the files hold its questions)")
+	key := fs.String("key", "memlab", "-format locomo: the prediction key, KEY_prediction and KEY_prediction_context (LoCoMo's scripts use the model's name)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -307,8 +313,13 @@ func runsExport(args []string, stdout io.Writer) error {
 		write = reports.WriteRunsCSV
 	case "jsonl":
 		write = writeRunsJSONL
+	case "clonemem", "knowme", "locomo":
+		return exportOfficial(*storePath, *format, *data, *key, *out, pos, stdout)
 	default:
-		return usagef("runs export: unknown -format %q (want csv or jsonl)", *format)
+		return usagef("runs export: unknown -format %q (want csv, jsonl, clonemem, knowme or locomo)", *format)
+	}
+	if *data != "" {
+		return usagef("runs export: -data is for -format clonemem, knowme and locomo")
 	}
 	st, err := openRunStore(*storePath, storeRead)
 	if err != nil {
