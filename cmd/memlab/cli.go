@@ -5,9 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/memlab/memlab/llm"
 )
 
 // command is one entry of the command table: a command, or a group of
@@ -364,6 +367,7 @@ func realMainIO(args []string, in io.Reader, stdout, stderr io.Writer) int {
 	case args[0] == "help":
 		return helpCommand(args[1:], cio)
 	}
+	warnCredentialArgs(args, stderr)
 	c := topCommand(args[0])
 	if c == nil || c.hidden && c.name != args[0] {
 		fmt.Fprintf(stderr, "memlab: unknown command %q\n", args[0])
@@ -371,4 +375,34 @@ func realMainIO(args []string, in io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return dispatch(c, "memlab "+c.name, args[1:], cio)
+}
+
+// warnCredentialArgs warns, once, when an argument names a URL with a
+// credential (a password, a token parameter): any user of the machine can
+// read a process's arguments (ps, /proc). The warning shows the argument
+// redacted, and says where the credential belongs instead.
+func warnCredentialArgs(args []string, stderr io.Writer) {
+	for _, a := range args {
+		if r := llm.RedactURLs(a); r != a && holdsCredential(a) {
+			fmt.Fprintf(stderr, "memlab: warning: the argument %q holds a credential, which any user of this machine can read in the process list: "+
+				"give the run store's URL in $MEMLAB_RUNS (an endpoint's in OPENAI_BASE_URL or the config file) and a PostgreSQL password in PGPASSWORD or ~/.pgpass\n", r)
+			return
+		}
+	}
+}
+
+// holdsCredential reports whether a, which RedactURLs changes, holds a
+// credential: a password or a secret parameter, or a user name where it
+// stands for a token (https://TOKEN@host); a PostgreSQL URL's user name
+// alone is a role, not a secret.
+func holdsCredential(a string) bool {
+	u, err := url.Parse(a)
+	if err != nil || u.Scheme == "" || u.User == nil {
+		return true
+	}
+	if _, ok := u.User.Password(); ok || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return true
+	}
+	u.User = nil
+	return llm.RedactURLs(u.String()) != u.String()
 }

@@ -107,6 +107,7 @@ func cmdRepl(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		// result, so that the value and the error follow it.
 		sup, err := worker.Start(worker.Config{
 			Args:     workerArgs(sf, dir, false, false),
+			Env:      workerEnv(sf),
 			Stdout:   stdout,
 			Stderr:   stderr,
 			OnOutput: func(o kernel.CellOutput) { echoOutput(stdout, stderr, o) },

@@ -174,7 +174,7 @@ func TestRunsErrors(t *testing.T) {
 		{"unknown subcommand", []string{"runs", "rm"}, 2, []string{`"rm"`}},
 		{"show without run", []string{"runs", "show", "-store", path}, 2, []string{"one RUN"}},
 		{"diff with one run", []string{"runs", "diff", "-store", path, a.ID}, 2, []string{"two runs"}},
-		{"bad format", []string{"runs", "export", "-store", path, "-format", "xml", a.ID}, 2, []string{`"xml"`, "csv or jsonl"}},
+		{"bad format", []string{"runs", "export", "-store", path, "-format", "xml", a.ID}, 2, []string{`"xml"`, "csv, jsonl, clonemem, knowme or locomo"}},
 	}
 	for _, c := range cases {
 		code, _, stderr := memlab(t, c.args...)

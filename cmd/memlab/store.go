@@ -5,10 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
 	"github.com/memlab/memlab/display"
+	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/record"
 	"github.com/memlab/memlab/reports"
 	"github.com/memlab/memlab/runs"
@@ -64,7 +66,11 @@ func openRunStore(path string, mode storeMode) (*runstore.Store, error) {
 		return runstore.Open(path)
 	}
 	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("no run store at %s: %w", path, err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is said once, redacted
+		}
+		return nil, fmt.Errorf("no run store at %s: %w", llm.RedactURLs(path), err)
 	}
 	if mode == storeWrite {
 		return runstore.Open(path)

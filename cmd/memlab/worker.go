@@ -86,12 +86,12 @@ func printRefused(w io.Writer) {
 }
 
 // workerArgs are the arguments of a worker for the store flags f, the
-// output directory dir and the echo and live-progress modes.
+// output directory dir and the echo and live-progress modes. The store
+// itself is not among them but in the worker's environment (workerEnv):
+// any user of the machine can read a process's arguments, and a
+// PostgreSQL store's URL may hold a password.
 func workerArgs(f storeFlags, dir string, echo, live bool) []string {
 	args := []string{"-dir", dir}
-	if *f.path != "" {
-		args = append(args, "-store", *f.path)
-	}
 	if *f.noStore {
 		args = append(args, "-no-store")
 	}
@@ -107,6 +107,15 @@ func workerArgs(f storeFlags, dir string, echo, live bool) []string {
 	return args
 }
 
+// workerEnv is the environment a worker needs beside this process's for
+// the store flags f: the run store given by -store, as $MEMLAB_RUNS.
+func workerEnv(f storeFlags) []string {
+	if *f.path == "" {
+		return nil
+	}
+	return []string{"MEMLAB_RUNS=" + *f.path}
+}
+
 // runExecutor returns the notebook.RunOptions.NewExecutor of `memlab run`:
 // a worker process whose own stdout and stderr are the command's, and
 // which appends the ids of the runs it writes to the store to the file
@@ -119,6 +128,7 @@ func runExecutor(f storeFlags, touched string, stdout, stderr io.Writer) func(ke
 		}
 		return worker.Start(worker.Config{
 			Args:     args,
+			Env:      workerEnv(f),
 			Stdout:   stdout,
 			Stderr:   stderr,
 			CrashDir: o.Dir, // beside the notebook's outputs
@@ -133,6 +143,7 @@ func kernelSession(f storeFlags, stderr io.Writer) func(kernel.Options) (jupyter
 	return func(o kernel.Options) (jupyter.Session, error) {
 		return worker.Start(worker.Config{
 			Args:     workerArgs(f, o.Dir, false, true),
+			Env:      workerEnv(f),
 			Stderr:   stderr,
 			OnOutput: o.OnOutput,
 			CrashDir: o.Dir,
