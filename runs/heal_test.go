@@ -404,20 +404,7 @@ func TestCorruptCacheStopsTheRun(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The middle third of the pages, whatever they hold, is overwritten.
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	from, to := fi.Size()/3/4096*4096, 2*fi.Size()/3/4096*4096
-	if _, err := f.WriteAt(bytes.Repeat([]byte{0xde, 0xad, 0xbe, 0xef}, int(to-from)/4), from); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	corruptMiddlePages(t, path)
 
 	client, c = newClient()
 	defer c.Close()
@@ -470,5 +457,24 @@ func TestNeedsRetry(t *testing.T) {
 		if got := needsRetry(c.rec, c.n); got != c.want {
 			t.Errorf("%s: needsRetry = %v, want %v", c.desc, got, c.want)
 		}
+	}
+}
+
+// corruptMiddlePages overwrites the middle third of the pages of the
+// SQLite file at path, whatever they hold, as a damaged disk would.
+func corruptMiddlePages(t *testing.T, path string) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	from, to := fi.Size()/3/4096*4096, 2*fi.Size()/3/4096*4096
+	if _, err := f.WriteAt(bytes.Repeat([]byte{0xde, 0xad, 0xbe, 0xef}, int(to-from)/4), from); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,10 +1,8 @@
 package runs
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -174,20 +172,7 @@ func TestCorruptCacheStopsTheRejudge(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The middle third of the pages, whatever they hold, is overwritten.
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	from, to := fi.Size()/3/4096*4096, 2*fi.Size()/3/4096*4096
-	if _, err := f.WriteAt(bytes.Repeat([]byte{0xde, 0xad, 0xbe, 0xef}, int(to-from)/4), from); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	corruptMiddlePages(t, path)
 
 	// The same calls again, under another judge's name, over the broken cache.
 	j, c = judgeWith("judge-b")
