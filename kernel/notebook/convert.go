@@ -46,8 +46,12 @@ func (nb *Notebook) Ipynb(opts IpynbOptions) ([]byte, error) {
 	}
 	for i := range nb.Cells {
 		c := &nb.Cells[i]
-		if !utf8.ValidString(c.Source + c.Title + c.layout.Marker + c.layout.Text) {
-			return nil, fmt.Errorf("notebook: write %s as .ipynb: cell %d is not UTF-8 text, which an .ipynb cannot hold", nb.Path, i+1)
+		// Each part apart: joined, a part ending in a lead byte and the
+		// next starting with a continuation byte would read as valid.
+		for _, part := range []string{c.Source, c.Title, c.layout.Marker, c.layout.Text} {
+			if !utf8.ValidString(part) {
+				return nil, fmt.Errorf("notebook: write %s as .ipynb: cell %d is not UTF-8 text, which an .ipynb cannot hold", nb.Path, i+1)
+			}
 		}
 	}
 	if err := setPercentMeta(meta, nb.layout); err != nil {
