@@ -1,11 +1,9 @@
 package runs
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -404,7 +402,7 @@ func TestCorruptCacheStopsTheRun(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	corruptMiddlePages(t, path)
+	runtest.DamageMiddle(t, path)
 
 	client, c = newClient()
 	defer c.Close()
@@ -460,21 +458,3 @@ func TestNeedsRetry(t *testing.T) {
 	}
 }
 
-// corruptMiddlePages overwrites the middle third of the pages of the
-// SQLite file at path, whatever they hold, as a damaged disk would.
-func corruptMiddlePages(t *testing.T, path string) {
-	t.Helper()
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	from, to := fi.Size()/3/4096*4096, 2*fi.Size()/3/4096*4096
-	if _, err := f.WriteAt(bytes.Repeat([]byte{0xde, 0xad, 0xbe, 0xef}, int(to-from)/4), from); err != nil {
-		t.Fatal(err)
-	}
-}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/memlab/memlab/datasets"
 	"github.com/memlab/memlab/generate"
+	"github.com/memlab/memlab/internal/runtest"
 	"github.com/memlab/memlab/llm"
 	"github.com/memlab/memlab/llm/cache"
 	"github.com/memlab/memlab/llm/llmtest"
@@ -172,7 +173,7 @@ func TestCorruptCacheStopsTheRejudge(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	corruptMiddlePages(t, path)
+	runtest.DamageMiddle(t, path)
 
 	// The same calls again, under another judge's name, over the broken cache.
 	j, c = judgeWith("judge-b")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memlab/memlab/internal/runtest"
 	"github.com/memlab/memlab/llm/llmtest"
 )
 
@@ -40,24 +41,6 @@ func modelRunEnv(t *testing.T, dir string) (cachePath, storePath string) {
 	return cachePath, storePath
 }
 
-// damageMiddle overwrites the middle third of the pages of an SQLite file.
-func damageMiddle(t *testing.T, path string) {
-	t.Helper()
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	from, to := fi.Size()/3/4096*4096, 2*fi.Size()/3/4096*4096
-	if _, err := f.WriteAt(bytes.Repeat([]byte{0xde, 0xad, 0xbe, 0xef}, int(to-from)/4), from); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestCorruptCacheFailsTheRunAndIsCleared: with pages of the model-call
 // cache overwritten, memlab run exits 1 and says the cache file is
 // corrupt, names it and suggests memlab cache clear (before: the questions
@@ -71,7 +54,7 @@ func TestCorruptCacheFailsTheRunAndIsCleared(t *testing.T) {
 	if code, _, stderr := memlab(t, "run", "testdata/model_run.go", "-o", out, "-quiet", "-no-store"); code != 0 {
 		t.Fatalf("first run: exit %d:\n%s", code, stderr)
 	}
-	damageMiddle(t, cachePath)
+	runtest.DamageMiddle(t, cachePath)
 	code, stdout, stderr := memlab(t, "run", "testdata/model_run.go", "-o", out, "-quiet", "-no-store")
 	if code != 1 {
 		t.Errorf("run over a corrupt cache: exit %d, want 1; stdout:\n%s", code, stdout)

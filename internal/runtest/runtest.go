@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -219,4 +220,24 @@ func Offline(r record.Record, metric string) float64 {
 		return s.Value
 	}
 	return math.NaN()
+}
+
+// DamageMiddle overwrites the middle third of the pages of the SQLite file
+// at path, whatever they hold, as a damaged disk would: a model-call
+// cache so damaged makes a run or a rejudge stop with cache.ErrCorrupt.
+func DamageMiddle(t testing.TB, path string) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	from, to := fi.Size()/3/4096*4096, 2*fi.Size()/3/4096*4096
+	if _, err := f.WriteAt(bytes.Repeat([]byte{0xde, 0xad, 0xbe, 0xef}, int(to-from)/4), from); err != nil {
+		t.Fatal(err)
+	}
 }
