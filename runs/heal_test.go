@@ -457,4 +457,3 @@ func TestNeedsRetry(t *testing.T) {
 		}
 	}
 }
-
